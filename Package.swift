@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tapgrid",
+    targets: [
+        // Pure core: JSON, grid model, parsing, resolving, hit-testing, config model, routing. No I/O, no Glibc.
+        .target(name: "TapgridCore", linkerSettings: [.linkedLibrary("m")]),
+        // GNU-only libc calls (accept4, pipe2, spawn closefrom, pidfd, wait macros) that Swift's Glibc hides.
+        .target(name: "CShims", cSettings: [.define("_GNU_SOURCE")]),
+        // The only module that calls libc: fds, sockets, epoll, signals, spawn, files.
+        .target(name: "TapgridSystem", dependencies: ["CShims"]),
+        // Reads config and layout files from disk into the core's model.
+        .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem"]),
+        // The daemon: event loop, protocol server, handlers, children, event log.
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig"]),
+        // The command-line tool as a library: takes arguments, returns an exit code.
+        .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig"]),
+        .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),
+        .executableTarget(name: "tapgridd", dependencies: ["TapgridDaemon"]),
+        .executableTarget(
+            name: "tapgrid-bench", dependencies: ["TapgridCore", "TapgridConfig", "TapgridSystem"],
+            path: "Benchmarks/tapgrid-bench"),
+        .testTarget(
+            name: "TapgridCoreTests", dependencies: ["TapgridCore"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
+        .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore"]),
+    ]
+)

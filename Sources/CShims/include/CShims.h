@@ -1,0 +1,4 @@
+#ifndef CSHIMS_H
+#define CSHIMS_H
+int cshims_placeholder(void);
+#endif

@@ -1,0 +1,2 @@
+#include "CShims.h"
+int cshims_placeholder(void) { return 0; }

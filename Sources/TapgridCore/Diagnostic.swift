@@ -1,0 +1,63 @@
+/// An error or warning found in a layout or config, naming where it is and what was expected.
+///
+/// The text follows one shape everywhere so people and tools can read it:
+/// `layout "home", grid 1/0: "size": "200" is not a size; use ...`.
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable { case error, warning }
+
+    public var severity: Severity
+    /// The layout's name, when the problem is inside a layout.
+    public var layout: String?
+    /// The grid path (`""` is the root), when the problem is inside a grid.
+    public var gridPath: String?
+    /// The message proper, starting with the key when there is one: `"size": ...`.
+    public var message: String
+
+    public init(_ severity: Severity, layout: String? = nil, gridPath: String? = nil, _ message: String) {
+        self.severity = severity
+        self.layout = layout
+        self.gridPath = gridPath
+        self.message = message
+    }
+
+    /// Where the problem is: `layout "home", grid 1/0` or `layout "home"`; empty when nowhere in particular.
+    public var location: String {
+        var parts: [String] = []
+        if let layout { parts.append("layout \(quoted(layout))") }
+        if let gridPath { parts.append("grid \(gridPath.isEmpty ? "(root)" : gridPath)") }
+        return parts.joined(separator: ", ")
+    }
+
+    public var description: String {
+        let location = self.location
+        return location.isEmpty ? message : "\(location): \(message)"
+    }
+}
+
+/// A list of diagnostics being gathered; loading stops at nothing, so users see every problem at once.
+public struct Diagnostics: Sendable {
+    public private(set) var all: [Diagnostic] = []
+
+    public init() {}
+
+    public var errors: [Diagnostic] { all.filter { $0.severity == .error } }
+    public var warnings: [Diagnostic] { all.filter { $0.severity == .warning } }
+    public var hasErrors: Bool { all.contains { $0.severity == .error } }
+
+    public mutating func append(_ diagnostic: Diagnostic) { all.append(diagnostic) }
+    public mutating func append(contentsOf other: Diagnostics) { all.append(contentsOf: other.all) }
+}
+
+/// `text` as a JSON string literal, for messages that quote names and values.
+func quoted(_ text: String) -> String {
+    var out: [UInt8] = []
+    JSONWriter.appendString(text, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// A JSON value as compact text, for messages that quote what the user wrote.
+func shown(_ value: JSONValue) -> String {
+    var out: [UInt8] = []
+    JSONWriter.appendValue(value, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}

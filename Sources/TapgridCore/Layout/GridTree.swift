@@ -1,0 +1,145 @@
+/// How a grid splits its area among its children.
+public enum GridAxis: UInt8, Sendable {
+    /// No children.
+    case leaf
+    /// Children stacked top to bottom.
+    case rows
+    /// Children laid leading to trailing.
+    case cols
+    /// Children are the cells of a `matrix`.
+    case matrix
+}
+
+/// Edge insets in UIEdgeInsets order, as the `padding` string writes them.
+public struct Padding: Sendable, Equatable {
+    public var top: Double, left: Double, bottom: Double, right: Double
+    public static let zero = Padding(top: 0, left: 0, bottom: 0, right: 0)
+}
+
+/// MyLayout's gravity bits (MyLayoutDef.h); only exact centre or end values move children.
+public struct Gravity: Sendable, Equatable {
+    public var bits: UInt16
+    public static let none = Gravity(bits: 0)
+    static let left: UInt16 = 0x0001, centerX: UInt16 = 0x0002, right: UInt16 = 0x0004
+    static let leading: UInt16 = 0x0020, trailing: UInt16 = 0x0040
+    static let top: UInt16 = 0x0100, centerY: UInt16 = 0x0200, bottom: UInt16 = 0x0400
+    static let tokens: [(String, UInt16)] = [
+        ("top", top), ("bottom", bottom), ("left", left), ("right", right), ("leading", leading),
+        ("trailing", trailing), ("centerX", centerX), ("centerY", centerY), ("width", 0x0007), ("height", 0x0700),
+    ]
+}
+
+/// A borderline: drawing only, never geometry.
+public struct Borderline: Sendable, Equatable {
+    public enum Edge: String, Sendable, CaseIterable { case top, left, bottom, right }
+    public var edge: Edge
+    public var color: String = "#000000"
+    public var thick: Double = 1
+    public var head: Double = 0
+    public var tail: Double = 0
+    public var offset: Double = 0
+    public var dash: Double = 0
+}
+
+/// The `matrix` extension: `count` uniform cells in `cols` columns (grid-semantics.md section 6).
+public struct MatrixSpec: Sendable, Equatable {
+    public enum Mode: Sendable, Equatable {
+        case between(cellWidth: Double, cellHeight: Double)
+        case evenly(cellWidth: Double, cellHeight: Double)
+        case margin(Double)
+    }
+    public var cols: Int
+    public var rows: Int
+    public var count: Int
+    public var mode: Mode
+}
+
+/// What makes a grid worth routing to, kept aside so plain grids cost nothing.
+public struct GridInfo: Sendable {
+    public var name: String?
+    /// 0 means no tag.
+    public var tag: Int64 = 0
+    /// The handler named by the grid's `action` key.
+    public var action: String?
+    /// `action-data` when the key is present (JSON `null` included).
+    public var actionData: JSONValue?
+    /// `actionData` as compact JSON, or `null` when absent: written into replies and logs as is.
+    public var actionDataJSON: String = "null"
+    public var borderlines: [Borderline] = []
+    /// Index of the handler that takes this grid's taps, set by the config (-1: unrouted).
+    public var handler: Int32 = -1
+}
+
+/// One grid of a parsed layout. Trees are stored flat with each grid's children contiguous, so
+/// resolving is one forward loop and hit-testing can index (or binary-search) a child directly.
+public struct GridNode: Sendable {
+    public var size: SizeSpec = .fill
+    /// For `wrap` grids: the size worked out from the children's extents.
+    public var wrapSize: Double = 0
+    public var padding: Padding = .zero
+    public var spacing: Double = 0
+    public var gravity: Gravity = .none
+    public var axis: GridAxis = .leaf
+    public var parent: Int32 = -1
+    public var firstChild: Int32 = 0
+    public var childCount: Int32 = 0
+    /// Index into `GridTree.infos`, or -1.
+    public var info: Int32 = -1
+    /// Index into `GridTree.matrices`, or -1.
+    public var matrix: Int32 = -1
+    public var hittable = false
+    public var placeholder = false
+    public var anchor = false
+
+    public var children: Range<Int> { Int(firstChild)..<Int(firstChild + childCount) }
+}
+
+/// A parsed grid tree: grids in breadth-first order (the root is 0), children contiguous.
+public struct GridTree: Sendable {
+    public internal(set) var nodes: [GridNode]
+    public internal(set) var infos: [GridInfo]
+    public internal(set) var matrices: [MatrixSpec]
+
+    public var count: Int { nodes.count }
+
+    /// The grid's path: child indices from the root joined by `/`; the root is `""`.
+    public func path(of index: Int) -> String {
+        var parts: [Int] = []
+        var node = index
+        while nodes[node].parent >= 0 {
+            let parent = Int(nodes[node].parent)
+            parts.append(node - Int(nodes[parent].firstChild))
+            node = parent
+        }
+        return parts.reversed().map(String.init).joined(separator: "/")
+    }
+
+    /// The grid at `path`, if it exists.
+    public func index(ofPath path: String) -> Int? {
+        var node = 0
+        guard !path.isEmpty else { return 0 }
+        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard let child = Int(part), child >= 0, child < Int(nodes[node].childCount) else { return nil }
+            node = Int(nodes[node].firstChild) + child
+        }
+        return node
+    }
+
+    /// The grid's routing details, if it has any.
+    public func info(of index: Int) -> GridInfo? {
+        let slot = nodes[index].info
+        return slot >= 0 ? infos[Int(slot)] : nil
+    }
+
+    /// Grid indices in pre-order (declaration order, depth first), as tools list them.
+    public func preorder() -> [Int] {
+        var order: [Int] = []
+        order.reserveCapacity(nodes.count)
+        var stack = [0]
+        while let node = stack.popLast() {
+            order.append(node)
+            stack.append(contentsOf: nodes[node].children.reversed())
+        }
+        return order
+    }
+}

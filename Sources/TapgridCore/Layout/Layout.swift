@@ -1,0 +1,65 @@
+/// A named layout as a config declares it: a grid tree and the surface it is resolved for.
+public struct LayoutSpec: Sendable {
+    public var name: String
+    public var frame: LayoutFrame
+    public var tree: GridTree
+    /// Taps on a grid within this many milliseconds of a dispatched tap on it are suppressed (0: off).
+    public var debounceMs: Int
+
+    public init(name: String, frame: LayoutFrame, tree: GridTree, debounceMs: Int = 0) {
+        self.name = name
+        self.frame = frame
+        self.tree = tree
+        self.debounceMs = debounceMs
+    }
+}
+
+extension ResolvedLayout {
+    /// Warnings `tapgrid check` gives for a resolved layout (section 2.1 and 7): every grid but the
+    /// root with a negative width or height, and every pair of siblings whose rects intersect with
+    /// positive area.
+    public func geometryWarnings(layout: String) -> [Diagnostic] {
+        var warnings: [Diagnostic] = []
+        for index in 1..<max(count, 1) {
+            let r = rects[index]
+            if r.width < 0 || r.height < 0 {
+                warnings.append(Diagnostic(.warning, layout: layout, gridPath: tree.path(of: index),
+                    "resolved size is negative (\(formatNumber(r.width)) x \(formatNumber(r.height))): its siblings overflow the parent"))
+            }
+        }
+        for index in 0..<count where tree.nodes[index].childCount > 1 {
+            let children = tree.nodes[index].children
+            if childSearch[index] != .linear { continue }  // proven disjoint when resolved
+            let normalized = children.map { normalize(rects[$0]) }
+            // Sort by start on x to prune pairs; siblings are few unless they were proven disjoint.
+            let order = normalized.indices.sorted { normalized[$0].x < normalized[$1].x }
+            for (position, a) in order.enumerated() {
+                for b in order[(position + 1)...] {
+                    if normalized[b].x >= normalized[a].x + normalized[a].width { break }
+                    if intersects(normalized[a], normalized[b]) {
+                        let (first, second) = (min(a, b), max(a, b))
+                        warnings.append(Diagnostic(.warning, layout: layout, gridPath: tree.path(of: children.lowerBound + first),
+                            "overlaps its sibling \(tree.path(of: children.lowerBound + second)); taps in the overlap go to the first"))
+                    }
+                }
+            }
+        }
+        return warnings
+    }
+
+    func normalize(_ r: Rect) -> Rect {
+        Rect(x: r.width < 0 ? r.x + r.width : r.x, y: r.height < 0 ? r.y + r.height : r.y,
+             width: abs(r.width), height: abs(r.height))
+    }
+
+    func intersects(_ a: Rect, _ b: Rect) -> Bool {
+        min(a.x + a.width, b.x + b.width) > max(a.x, b.x) && min(a.y + a.height, b.y + b.height) > max(a.y, b.y)
+    }
+}
+
+/// Shortest decimal for people and JSON: `120`, `120.5`.
+public func formatNumber(_ value: Double) -> String {
+    var out: [UInt8] = []
+    JSONWriter.appendNumber(value, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}

@@ -272,6 +272,11 @@ enum JSONLex {
         if !hasEscapes {
             return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
         }
+        return String(decoding: decodeBytes(b, start, end), as: UTF8.self)
+    }
+
+    /// The UTF-8 bytes of a validated string literal's content (`start..<end`), escapes decoded.
+    static func decodeBytes(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
         var i = start
@@ -303,7 +308,7 @@ enum JSONLex {
             }
             i += 2
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     @inline(__always) static func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {

@@ -1,35 +1,136 @@
-// Temporary stand-in until the json branch lands.
+/// Appends compact JSON to a byte buffer. Used on the daemon's hot path: no Foundation, and no
+/// allocation beyond the buffer's own growth (numbers that are not small integers go through
+/// `Double.description`, whose short result is a small inline string).
 public enum JSONWriter {
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// Appends `s` as a quoted JSON string: `"` and `\` escaped, control characters as `\n` `\t` `\r`
+    /// `\b` `\f` or `\u00XX`, everything else (including non-ASCII UTF-8) passed through.
     public static func appendString(_ s: String, to out: inout [UInt8]) {
-        out.append(34)
-        for b in s.utf8 {
-            switch b {
-            case 34: out += [92, 34]
-            case 92: out += [92, 92]
-            case 10: out += [92, 110]
-            case 0..<32: out += Array("\\u00\(b < 16 ? "0" : "")\(String(b, radix: 16))".utf8)
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { appendString(utf8: $0, to: &out) }
+    }
+
+    /// Appends the (valid UTF-8) bytes as a quoted JSON string.
+    public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.reserveCapacity(out.count + bytes.count + 2)
+        out.append(0x22)
+        var runStart = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let c = bytes[i]
+            if c >= 0x20 && c != 0x22 && c != 0x5C {
+                i += 1
+                continue
             }
+            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+            out.append(0x5C)
+            switch c {
+            case 0x22: out.append(0x22)
+            case 0x5C: out.append(0x5C)
+            case 0x0A: out.append(0x6E)
+            case 0x09: out.append(0x74)
+            case 0x0D: out.append(0x72)
+            case 0x08: out.append(0x62)
+            case 0x0C: out.append(0x66)
+            default:
+                let hex = hexDigits.utf8Start
+                out.append(0x75)
+                out.append(0x30)
+                out.append(0x30)
+                out.append(hex[Int(c >> 4)])
+                out.append(hex[Int(c & 0xF)])
+            }
+            i += 1
+            runStart = i
         }
-        out.append(34)
+        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
+        out.append(0x22)
     }
-    public static func appendNumber(_ d: Double, to out: inout [UInt8]) {
-        if let i = JSONNumber.exactInt64(d), abs(d) < 1e15 { out += Array(String(i).utf8) } else { out += Array(d.description.utf8) }
+
+    @inline(__always)
+    static func appendStatic(_ s: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
-    public static func appendValue(_ v: JSONValue, to out: inout [UInt8]) {
-        switch v {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .number(let n): if let i = n.int64 { out += Array(String(i).utf8) } else { appendNumber(n.double, to: &out) }
+
+    /// Appends a decimal integer.
+    public static func appendInt(_ value: Int64, to out: inout [UInt8]) {
+        var magnitude = value.magnitude
+        if value < 0 { out.append(0x2D) }
+        if magnitude < 10 {
+            out.append(0x30 + UInt8(magnitude))
+            return
+        }
+        // At most 20 digits; write them backwards into a stack buffer.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buf in
+            var k = 20
+            while magnitude > 0 {
+                k -= 1
+                buf[k] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[k..<20]))
+        }
+    }
+
+    /// Appends a number as the shortest decimal that reads back to the same `Double`. Integral values
+    /// below 1e15 in magnitude print as plain integers (`120`, never `120.0`), -0 prints as `0`, huge or
+    /// tiny values use exponent notation (`1e+300`). NaN and infinities are not JSON: they print `null`.
+    public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
+        guard value.isFinite else {
+            appendStatic("null", to: &out)
+            return
+        }
+        if value.magnitude < 1e15 && value.rounded(.towardZero) == value {
+            appendInt(Int64(value), to: &out)
+            return
+        }
+        var text = value.description
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    /// Appends `value` compactly, object members in order; numbers with an exact `int64` print exactly.
+    public static func appendValue(_ value: JSONValue, to out: inout [UInt8]) {
+        switch value {
+        case .null: appendStatic("null", to: &out)
+        case .bool(true): appendStatic("true", to: &out)
+        case .bool(false): appendStatic("false", to: &out)
+        case .number(let n):
+            if let exact = n.int64 { appendInt(exact, to: &out) } else { appendNumber(n.double, to: &out) }
         case .string(let s): appendString(s, to: &out)
-        case .array(let a):
-            out.append(91)
-            for (i, e) in a.enumerated() { if i > 0 { out.append(44) }; appendValue(e, to: &out) }
-            out.append(93)
-        case .object(let m):
-            out.append(123)
-            for (i, e) in m.enumerated() { if i > 0 { out.append(44) }; appendString(e.key, to: &out); out.append(58); appendValue(e.value, to: &out) }
-            out.append(125)
+        case .array(let elements):
+            out.append(0x5B)
+            for (k, element) in elements.enumerated() {
+                if k > 0 { out.append(0x2C) }
+                appendValue(element, to: &out)
+            }
+            out.append(0x5D)
+        case .object(let members):
+            out.append(0x7B)
+            for (k, member) in members.enumerated() {
+                if k > 0 { out.append(0x2C) }
+                appendString(member.key, to: &out)
+                out.append(0x3A)
+                appendValue(member.value, to: &out)
+            }
+            out.append(0x7D)
         }
     }
+}
+
+extension JSONValue {
+    /// The value as compact JSON text.
+    public var compactJSON: String {
+        var out: [UInt8] = []
+        JSONWriter.appendValue(self, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// `s` as a quoted, escaped JSON string literal.
+public func jsonEscaped(_ s: String) -> String {
+    var out: [UInt8] = []
+    JSONWriter.appendString(s, to: &out)
+    return String(decoding: out, as: UTF8.self)
 }

@@ -1,0 +1,437 @@
+/// One socket request, as read from one line by `RequestScanner`.
+public struct Request: Sendable, Equatable {
+    public enum Op: Sendable, Equatable {
+        case tap, hit, status, reload, use, layouts
+        case unknown(String)
+    }
+
+    /// The operation; an absent `"op"` means `.tap`.
+    public var op: Op
+    /// `"x"`, when present (always a finite number).
+    public var x: Double?
+    /// `"y"`, when present (always a finite number).
+    public var y: Double?
+    /// `"layout"`; nil when absent or JSON null.
+    public var layout: String?
+    /// Byte range of the `"id"` value inside the line (without surrounding whitespace), to echo verbatim.
+    public var id: Range<Int>?
+
+    public init(op: Op = .tap, x: Double? = nil, y: Double? = nil, layout: String? = nil, id: Range<Int>? = nil) {
+        self.op = op
+        self.x = x
+        self.y = y
+        self.layout = layout
+        self.id = id
+    }
+}
+
+/// Why a request line was refused.
+public enum RequestError: Error, Sendable, Equatable {
+    /// Not strict JSON, invalid UTF-8, a lone surrogate, nesting too deep: code `parse_error`.
+    case parseError(String)
+    /// Strict JSON of the wrong shape (not an object, a duplicate key, a field of the wrong type):
+    /// code `bad_request`.
+    case badRequest(String)
+
+    public var code: String {
+        switch self {
+        case .parseError: return "parse_error"
+        case .badRequest: return "bad_request"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .parseError(let m), .badRequest(let m): return m
+        }
+    }
+}
+
+/// A refused request: the error, and for a `bad_request` the byte range of the request's `"id"` value
+/// when the line had one (the reply echoes it). `id` is always nil for a `parse_error`: an id read
+/// from text that is not JSON is not trusted. With a duplicate `"id"`, the first one is reported.
+public struct RequestFailure: Error, Sendable, Equatable {
+    public var error: RequestError
+    public var id: Range<Int>?
+
+    public init(_ error: RequestError, id: Range<Int>? = nil) {
+        self.error = error
+        self.id = id
+    }
+
+    public var code: String { error.code }
+    public var message: String { error.message }
+}
+
+/// Reads one request line as strict JSON without building a `JSONValue` tree, and without heap
+/// allocation for typical requests (short keys without escapes, short layout names, simple numbers).
+///
+/// The whole line is validated (nested values of unknown keys included, at most 512 levels deep like
+/// `JSONParser`'s default) before any `bad_request` is reported, so text that is not JSON is always a
+/// `parse_error`. Parse error messages end with `at column N` (Unicode scalars, 1-based).
+public enum RequestScanner {
+    /// The nesting limit, the same as `JSONParser.parse`'s default.
+    public static let maxDepth = 512
+
+    public static func scan(_ line: UnsafeBufferPointer<UInt8>) -> Result<Request, RequestFailure> {
+        var scanner = LineScanner(b: line)
+        do throws(JSONLexError) {
+            return try scanner.scanLine()
+        } catch {
+            let (_, column) = JSONLex.position(of: error.offset, in: line)
+            return .failure(RequestFailure(.parseError(error.message + " at column \(column)")))
+        }
+    }
+
+    public static func scan(_ line: [UInt8]) -> Result<Request, RequestFailure> {
+        line.withUnsafeBufferPointer { scan($0) }
+    }
+}
+
+private enum KnownKey {
+    case op, x, y, layout, id, other
+}
+
+/// A fixed, inline stack of 512 bits: the kind (object or array) of each open container.
+private struct BitStack {
+    var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    @inline(__always) mutating func set(_ k: Int, _ value: Bool) {
+        withUnsafeMutableBytes(of: &words) { raw in
+            let w = raw.bindMemory(to: UInt64.self)
+            let bit: UInt64 = 1 << UInt64(k & 63)
+            if value { w[k >> 6] |= bit } else { w[k >> 6] &= ~bit }
+        }
+    }
+
+    @inline(__always) func get(_ k: Int) -> Bool {
+        withUnsafeBytes(of: words) { raw in
+            raw.load(fromByteOffset: (k >> 6) * 8, as: UInt64.self) & (1 << UInt64(k & 63)) != 0
+        }
+    }
+}
+
+/// Up to 16 top-level keys kept inline (start, end, escapes), then a set of decoded keys.
+private struct KeyList {
+    var inline: (
+        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
+        UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64
+    ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    var overflow: Set<[UInt8]>? = nil
+
+    static func pack(_ start: Int, _ end: Int, _ escapes: Bool) -> UInt64 {
+        UInt64(start) << 32 | UInt64(end) << 1 | (escapes ? 1 : 0)
+    }
+
+    /// Records the key whose content is `start..<end`; returns false if it was already there.
+    mutating func insert(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escapes: Bool) -> Bool {
+        if overflow != nil {
+            return overflow!.insert(JSONLex.decodeBytes(b, start, end)).inserted
+        }
+        let packed = KeyList.pack(start, end, escapes)
+        let n = count
+        let duplicate: Bool = withUnsafeBytes(of: inline) { raw in
+            let keys = raw.bindMemory(to: UInt64.self)
+            for k in 0..<n {
+                let other = keys[k]
+                let oStart = Int(other >> 32)
+                let oEnd = Int((other & 0xFFFF_FFFF) >> 1)
+                if KeyList.equal(b, start, end, escapes, oStart, oEnd, other & 1 != 0) { return true }
+            }
+            return false
+        }
+        if duplicate { return false }
+        if n < 16 {
+            withUnsafeMutableBytes(of: &inline) { raw in raw.bindMemory(to: UInt64.self)[n] = packed }
+            count += 1
+        } else {
+            var set = Set<[UInt8]>(minimumCapacity: 64)
+            withUnsafeBytes(of: inline) { raw in
+                for other in raw.bindMemory(to: UInt64.self) {
+                    set.insert(JSONLex.decodeBytes(b, Int(other >> 32), Int((other & 0xFFFF_FFFF) >> 1)))
+                }
+            }
+            set.insert(JSONLex.decodeBytes(b, start, end))
+            overflow = set
+        }
+        return true
+    }
+
+    static func equal(
+        _ b: UnsafeBufferPointer<UInt8>, _ s1: Int, _ e1: Int, _ esc1: Bool, _ s2: Int, _ e2: Int, _ esc2: Bool
+    ) -> Bool {
+        if !esc1 && !esc2 {
+            guard e1 - s1 == e2 - s2 else { return false }
+            var k = 0
+            while k < e1 - s1 {
+                if b[s1 + k] != b[s2 + k] { return false }
+                k += 1
+            }
+            return true
+        }
+        return JSONLex.decodeBytes(b, s1, e1) == JSONLex.decodeBytes(b, s2, e2)
+    }
+}
+
+private struct LineScanner {
+    let b: UnsafeBufferPointer<UInt8>
+    var i = 0
+
+    init(b: UnsafeBufferPointer<UInt8>) { self.b = b }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < b.count && JSONLex.isWhitespace(b[i]) { i += 1 }
+    }
+
+    @inline(__always) func bytesEqual(_ start: Int, _ end: Int, _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard end - start == count else { return false }
+        let p = word.utf8Start
+        for k in 0..<count where b[start + k] != p[k] { return false }
+        return true
+    }
+
+    func knownKey(_ start: Int, _ end: Int, escapes: Bool) -> KnownKey {
+        if escapes {
+            let decoded = JSONLex.decodeBytes(b, start, end)
+            return decoded.withUnsafeBufferPointer { LineScanner(b: $0).knownKey(0, $0.count, escapes: false) }
+        }
+        switch end - start {
+        case 1:
+            if b[start] == 0x78 { return .x }
+            if b[start] == 0x79 { return .y }
+        case 2:
+            if bytesEqual(start, end, "op") { return .op }
+            if bytesEqual(start, end, "id") { return .id }
+        case 6:
+            if bytesEqual(start, end, "layout") { return .layout }
+        default: break
+        }
+        return .other
+    }
+
+    func op(_ start: Int, _ end: Int, escapes: Bool) -> Request.Op {
+        if !escapes {
+            switch end - start {
+            case 3:
+                if bytesEqual(start, end, "tap") { return .tap }
+                if bytesEqual(start, end, "hit") { return .hit }
+                if bytesEqual(start, end, "use") { return .use }
+            case 6:
+                if bytesEqual(start, end, "status") { return .status }
+                if bytesEqual(start, end, "reload") { return .reload }
+            case 7:
+                if bytesEqual(start, end, "layouts") { return .layouts }
+            default: break
+            }
+        }
+        switch JSONLex.decodeString(b, start, end, hasEscapes: escapes) {
+        case "tap": return .tap
+        case "hit": return .hit
+        case "use": return .use
+        case "status": return .status
+        case "reload": return .reload
+        case "layouts": return .layouts
+        case let other: return .unknown(other)
+        }
+    }
+
+    /// Validates one JSON value at `i` (after whitespace) whose container depth is `depth`.
+    mutating func skipValue(depth: Int) throws(JSONLexError) {
+        var stack = BitStack()
+        var level = 0  // open containers inside this value
+        valueLoop: while true {
+            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            switch b[i] {
+            case JSONLex.openBrace, JSONLex.openBracket:
+                let isObject = b[i] == JSONLex.openBrace
+                guard depth + level < RequestScanner.maxDepth else {
+                    throw JSONLexError(offset: i, message: "nesting is deeper than \(RequestScanner.maxDepth) levels")
+                }
+                i += 1
+                skipWhitespace()
+                let close = isObject ? JSONLex.closeBrace : JSONLex.closeBracket
+                if i < b.count && b[i] == close {
+                    i += 1
+                } else {
+                    stack.set(level, isObject)
+                    level += 1
+                    if isObject { try skipKeyAndColon(afterComma: false) }
+                    continue valueLoop
+                }
+            case JSONLex.quote:
+                i = try JSONLex.scanString(b, i).end
+            case JSONLex.minus, 0x30...0x39:
+                i = try JSONLex.scanNumber(b, i).end
+            case 0x74: try literal("true")
+            case 0x66: try literal("false")
+            case 0x6E: try literal("null")
+            default:
+                throw JSONLex.unexpected(b, i, expected: "expected a value")
+            }
+            // After a value: close containers or move to the next element.
+            while true {
+                guard level > 0 else { return }
+                let isObject = stack.get(level - 1)
+                skipWhitespace()
+                guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+                let c = b[i]
+                if c == JSONLex.comma {
+                    let commaOffset = i
+                    i += 1
+                    skipWhitespace()
+                    if i < b.count && b[i] == (isObject ? JSONLex.closeBrace : JSONLex.closeBracket) {
+                        throw JSONLexError(offset: commaOffset, message: "trailing comma is not allowed")
+                    }
+                    if isObject { try skipKeyAndColon(afterComma: true) }
+                    continue valueLoop
+                }
+                if c != (isObject ? JSONLex.closeBrace : JSONLex.closeBracket) {
+                    throw JSONLex.unexpected(
+                        b, i,
+                        expected: isObject
+                            ? "expected ',' or '}' after an object member"
+                            : "expected ',' or ']' after an array element")
+                }
+                i += 1
+                level -= 1
+            }
+        }
+    }
+
+    /// Validates a nested object's key and colon (duplicates there are ignored, like unknown keys'
+    /// contents: only top-level keys matter), leaving `i` at the value.
+    mutating func skipKeyAndColon(afterComma: Bool) throws(JSONLexError) {
+        guard i < b.count, b[i] == JSONLex.quote else {
+            throw JSONLex.unexpected(b, i, expected: afterComma ? "expected a string key" : "expected a string key or '}'")
+        }
+        i = try JSONLex.scanString(b, i).end
+        skipWhitespace()
+        guard i < b.count, b[i] == JSONLex.colon else {
+            throw JSONLex.unexpected(b, i, expected: "expected ':' after an object key")
+        }
+        i += 1
+        skipWhitespace()
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONLexError) {
+        let count = word.utf8CodeUnitCount
+        guard i + count <= b.count, bytesEqual(i, i + count, word),
+            i + count == b.count || !JSONLex.isWordByte(b[i + count])
+        else { throw JSONLex.unexpected(b, i, expected: "expected a value") }
+        i += count
+    }
+
+    mutating func scanLine() throws(JSONLexError) -> Result<Request, RequestFailure> {
+        skipWhitespace()
+        guard i < b.count, b[i] == JSONLex.openBrace else {
+            try skipValue(depth: 0)
+            try expectEnd()
+            return .failure(RequestFailure(.badRequest("a request must be a JSON object")))
+        }
+        i += 1
+        skipWhitespace()
+        var request = Request()
+        var bad: RequestError? = nil
+        if i < b.count && b[i] == JSONLex.closeBrace {
+            i += 1
+            try expectEnd()
+            return .success(request)
+        }
+        var keys = KeyList()
+        var afterComma = false
+        while true {
+            guard i < b.count, b[i] == JSONLex.quote else {
+                throw JSONLex.unexpected(b, i, expected: afterComma ? "expected a string key" : "expected a string key or '}'")
+            }
+            let keyStart = i + 1
+            let (keyEnd, keyEscapes) = try JSONLex.scanString(b, i)
+            i = keyEnd
+            skipWhitespace()
+            guard i < b.count, b[i] == JSONLex.colon else {
+                throw JSONLex.unexpected(b, i, expected: "expected ':' after an object key")
+            }
+            i += 1
+            skipWhitespace()
+            let valueStart = i
+            let fresh = keys.insert(b, keyStart, keyEnd - 1, escapes: keyEscapes)
+            if !fresh && bad == nil {
+                let key = JSONLex.decodeString(b, keyStart, keyEnd - 1, hasEscapes: keyEscapes)
+                bad = .badRequest("duplicate key " + jsonEscaped(key))
+            }
+            let known = fresh ? knownKey(keyStart, keyEnd - 1, escapes: keyEscapes) : .other
+            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            let c = b[i]
+            switch known {
+            case .op:
+                if c == JSONLex.quote {
+                    let (end, escapes) = try JSONLex.scanString(b, i)
+                    request.op = op(i + 1, end - 1, escapes: escapes)
+                    i = end
+                } else {
+                    try skipValue(depth: 1)
+                    if bad == nil { bad = .badRequest("\"op\" must be a string") }
+                }
+            case .x, .y:
+                var value: Double? = nil
+                if c == JSONLex.minus || JSONLex.isDigit(c) {
+                    let literal = try JSONLex.scanNumber(b, i)
+                    i = literal.end
+                    let d = JSONLex.doubleValue(literal, in: b)
+                    if d.isFinite { value = d }
+                } else {
+                    try skipValue(depth: 1)
+                }
+                if let value {
+                    if known == .x { request.x = value } else { request.y = value }
+                } else if bad == nil {
+                    bad = .badRequest(known == .x ? "\"x\" must be a finite number" : "\"y\" must be a finite number")
+                }
+            case .layout:
+                if c == JSONLex.quote {
+                    let (end, escapes) = try JSONLex.scanString(b, i)
+                    request.layout = JSONLex.decodeString(b, i + 1, end - 1, hasEscapes: escapes)
+                    i = end
+                } else {
+                    try skipValue(depth: 1)
+                    if !(i - valueStart == 4 && bytesEqual(valueStart, i, "null")) && bad == nil {
+                        bad = .badRequest("\"layout\" must be a string")
+                    }
+                }
+            case .id:
+                try skipValue(depth: 1)
+                request.id = valueStart..<i
+            case .other:
+                try skipValue(depth: 1)
+            }
+            skipWhitespace()
+            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            if b[i] == JSONLex.comma {
+                let commaOffset = i
+                i += 1
+                skipWhitespace()
+                if i < b.count && b[i] == JSONLex.closeBrace {
+                    throw JSONLexError(offset: commaOffset, message: "trailing comma is not allowed")
+                }
+                afterComma = true
+                continue
+            }
+            guard b[i] == JSONLex.closeBrace else {
+                throw JSONLex.unexpected(b, i, expected: "expected ',' or '}' after an object member")
+            }
+            i += 1
+            break
+        }
+        try expectEnd()
+        if let bad { return .failure(RequestFailure(bad, id: request.id)) }
+        return .success(request)
+    }
+
+    mutating func expectEnd() throws(JSONLexError) {
+        skipWhitespace()
+        if i < b.count {
+            throw JSONLex.unexpected(b, i, expected: "expected end of input after the JSON value")
+        }
+    }
+}

@@ -2,10 +2,12 @@
 ///
 /// The text follows one shape everywhere so people and tools can read it:
 /// `layout "home", grid 1/0: "size": "200" is not a size; use ...`.
-public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable { case error, warning }
 
     public var severity: Severity
+    /// The file the problem is in (config or layout file), as the user named it.
+    public var file: String?
     /// The layout's name, when the problem is inside a layout.
     public var layout: String?
     /// The grid path (`""` is the root), when the problem is inside a grid.
@@ -13,8 +15,9 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
     /// The message proper, starting with the key when there is one: `"size": ...`.
     public var message: String
 
-    public init(_ severity: Severity, layout: String? = nil, gridPath: String? = nil, _ message: String) {
+    public init(_ severity: Severity, file: String? = nil, layout: String? = nil, gridPath: String? = nil, _ message: String) {
         self.severity = severity
+        self.file = file
         self.layout = layout
         self.gridPath = gridPath
         self.message = message
@@ -30,7 +33,8 @@ public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         let location = self.location
-        return location.isEmpty ? message : "\(location): \(message)"
+        let text = location.isEmpty ? message : "\(location): \(message)"
+        return file.map { "\($0): \(text)" } ?? text
     }
 }
 
@@ -46,6 +50,17 @@ public struct Diagnostics: Sendable {
 
     public mutating func append(_ diagnostic: Diagnostic) { all.append(diagnostic) }
     public mutating func append(contentsOf other: Diagnostics) { all.append(contentsOf: other.all) }
+
+    /// Appends `other`'s diagnostics, naming `file` on those that name no file yet.
+    public mutating func append(contentsOf other: Diagnostics, file: String) {
+        for var diagnostic in other.all {
+            if diagnostic.file == nil { diagnostic.file = file }
+            all.append(diagnostic)
+        }
+    }
+
+    public mutating func error(_ message: String, file: String? = nil) { all.append(Diagnostic(.error, file: file, message)) }
+    public mutating func warning(_ message: String, file: String? = nil) { all.append(Diagnostic(.warning, file: file, message)) }
 }
 
 /// `text` as a JSON string literal, for messages that quote names and values.

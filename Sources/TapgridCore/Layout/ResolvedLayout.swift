@@ -43,7 +43,7 @@ public struct LayoutFrame: Sendable, Equatable {
 
 /// A layout resolved to a physical rect for every grid: immutable, shared freely between threads.
 public struct ResolvedLayout: Sendable {
-    public let tree: GridTree
+    public internal(set) var tree: GridTree
     public let frame: LayoutFrame
     /// Physical rects, indexed like `tree.nodes`.
     public let rects: [Rect]

@@ -1,0 +1,109 @@
+/// A loaded, validated config: layouts resolved, handlers checked, every hittable grid routed.
+public struct Config: Sendable {
+    /// The config file's path as given.
+    public var file: String
+    public var socket: SocketConfig
+    public var eventLog: EventLogSetting
+    /// Layouts sorted by name (JSON object order means nothing).
+    public var layouts: [LoadedLayout]
+    public var initialLayout: String
+    public var handlers: [HandlerConfig]
+    public var routes: [Route]
+
+    public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
+    public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }
+
+    /// The handler's name for a grid's routing slot, or nil when unrouted.
+    public func handlerName(_ slot: Int32) -> String? { slot >= 0 ? handlers[Int(slot)].name : nil }
+}
+
+/// One layout, parsed and resolved for its surface.
+public struct LoadedLayout: Sendable {
+    public var name: String
+    public var debounceMs: Int
+    public internal(set) var resolved: ResolvedLayout
+    public var frame: LayoutFrame { resolved.frame }
+    public var tree: GridTree { resolved.tree }
+}
+
+/// `socket` in the config.
+public struct SocketConfig: Sendable, Equatable {
+    /// Absolute, or resolved against the config's folder.
+    public var path: String?
+    /// File mode for a socket the daemon creates itself.
+    public var mode: UInt32 = 0o600
+    /// Who may connect; nil: the socket's file permissions are the only gate.
+    public var allow: PeerAllowList?
+    /// Who may `reload` and `use`; nil: anyone who may connect.
+    public var allowControl: PeerAllowList?
+    public var maxClients: Int = 4096
+}
+
+/// uids and gids a peer is checked against (its uid, primary gid or a supplementary gid).
+public struct PeerAllowList: Sendable, Equatable {
+    public var uids: [UInt32]
+    public var gids: [UInt32]
+
+    public init(uids: [UInt32], gids: [UInt32]) {
+        self.uids = uids
+        self.gids = gids
+    }
+
+    /// Root and the daemon's own uid are always allowed.
+    public func allows(uid: UInt32, gids peerGids: [UInt32], daemonUID: UInt32) -> Bool {
+        if uid == 0 || uid == daemonUID || uids.contains(uid) { return true }
+        return peerGids.contains { gids.contains($0) }
+    }
+}
+
+/// `eventLog` in the config.
+public enum EventLogSetting: Sendable, Equatable {
+    /// Not given: `$STATE_DIRECTORY/events.jsonl`, else `$XDG_STATE_HOME/tapgrid/events.jsonl`.
+    case standard
+    /// `"eventLog": false`.
+    case off
+    case path(String)
+}
+
+/// One entry of `handlers`.
+public struct HandlerConfig: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// Opens actionData (a URL whose scheme is allowed) with `command + [url]`.
+        case url(command: [String], schemes: [String])
+        /// Runs `interpreter + [actionData]`, or the executable named by actionData in `directory`.
+        case script(interpreter: [String]?, directory: String?)
+        /// Makes the layout named by actionData current.
+        case layout
+        /// Writes one log record.
+        case log
+    }
+    public var name: String
+    public var kind: Kind
+    public var timeoutSeconds: Double = 30
+    public var killGraceSeconds: Double = 2
+    public var maxConcurrent: Int = 4
+    public var queue: Int = 16
+
+    public var typeName: String {
+        switch kind {
+        case .url: return "url"
+        case .script: return "script"
+        case .layout: return "layout"
+        case .log: return "log"
+        }
+    }
+
+    /// Whether taps on this handler start a child process.
+    public var spawnsChildren: Bool {
+        switch kind {
+        case .url, .script: return true
+        case .layout, .log: return false
+        }
+    }
+}
+
+/// One entry of `routes`: taps on grids whose tag is in `tags` (or all, when nil) go to `handler`.
+public struct Route: Sendable, Equatable {
+    public var tags: [Int64]?
+    public var handler: Int
+}

@@ -1,0 +1,194 @@
+extension ConfigParser {
+    static let commonHandlerKeys: Set<String> = ["type", "timeoutSeconds", "killGraceSeconds", "maxConcurrent", "queue"]
+    static let handlerKeys: [String: Set<String>] = [
+        "url": ["command", "schemes"], "script": ["interpreter", "directory"], "layout": [], "log": [],
+    ]
+
+    mutating func parseHandlers(_ value: JSONValue?) -> [HandlerConfig] {
+        guard let value else { return [] }
+        guard case .object(let members) = value else {
+            error("handlers", "expected an object of named handlers, found \(value.typeDescription)")
+            return []
+        }
+        return members.compactMap { parseHandler(name: $0.key, $0.value) }
+    }
+
+    mutating func parseHandler(name: String, _ value: JSONValue) -> HandlerConfig? {
+        let path = "handlers.\(name)"
+        guard case .object(let members) = value else {
+            error(path, "expected a handler object with a \"type\", found \(value.typeDescription)")
+            return nil
+        }
+        guard case .string(let type)? = value["type"], let extra = ConfigParser.handlerKeys[type] else {
+            let found = value["type"].map(shown) ?? "nothing"
+            error("\(path).type", "expected \"url\", \"script\", \"layout\" or \"log\", found \(found)")
+            return nil
+        }
+        let before = diagnostics.errors.count
+        for member in members where !ConfigParser.commonHandlerKeys.contains(member.key) && !extra.contains(member.key) {
+            warning("\(path).\(member.key)", "unknown key for a \(type) handler ignored")
+        }
+        var handler = HandlerConfig(name: name, kind: .log)
+        switch type {
+        case "url":
+            let command = stringArray(value["command"], path: "\(path).command") ?? ["xdg-open"]
+            let schemes = stringArray(value["schemes"], path: "\(path).schemes", allowEmpty: true) ?? ["http", "https"]
+            handler.kind = .url(command: command, schemes: schemes.map { $0.lowercased() })
+        case "script":
+            let interpreter = stringArray(value["interpreter"], path: "\(path).interpreter")
+            var directory: String?
+            if let dir = value["directory"] {
+                if case .string(let text) = dir, !text.isEmpty {
+                    directory = resolvePath(text)
+                } else {
+                    error("\(path).directory", "expected a folder path (a non-empty string), found \(shown(dir))")
+                }
+            }
+            if value["interpreter"] == nil && value["directory"] == nil {
+                error(path, "a script handler needs \"interpreter\" (e.g. [\"/bin/sh\", \"-c\"]) or \"directory\" (a folder of executables)")
+            } else if value["interpreter"] != nil && value["directory"] != nil {
+                error(path, "give \"interpreter\" or \"directory\", not both")
+            }
+            handler.kind = .script(interpreter: interpreter, directory: directory)
+        case "layout": handler.kind = .layout
+        default: handler.kind = .log
+        }
+        if let timeout = positive(value["timeoutSeconds"], path: "\(path).timeoutSeconds", allowZero: false) {
+            handler.timeoutSeconds = timeout
+        }
+        if let grace = positive(value["killGraceSeconds"], path: "\(path).killGraceSeconds", allowZero: true) {
+            handler.killGraceSeconds = grace
+        }
+        if let maximum = integer(value["maxConcurrent"], path: "\(path).maxConcurrent", minimum: 1) {
+            handler.maxConcurrent = maximum
+        }
+        if let queue = integer(value["queue"], path: "\(path).queue", minimum: 0) { handler.queue = queue }
+        if !handler.spawnsChildren {
+            for key in ["timeoutSeconds", "killGraceSeconds", "maxConcurrent", "queue"] where value[key] != nil {
+                warning("\(path).\(key)", "has no effect on a \(type) handler (it starts no process)")
+            }
+        }
+        return diagnostics.errors.count == before ? handler : nil
+    }
+
+    mutating func stringArray(_ value: JSONValue?, path: String, allowEmpty: Bool = false) -> [String]? {
+        guard let value else { return nil }
+        if case .array(let elements) = value, allowEmpty || !elements.isEmpty {
+            var strings: [String] = []
+            for element in elements {
+                guard case .string(let text) = element, !text.isEmpty else { break }
+                strings.append(text)
+            }
+            if strings.count == elements.count { return strings }
+        }
+        error(path, "expected \(allowEmpty ? "an" : "a non-empty") array of non-empty strings, found \(shown(value))")
+        return nil
+    }
+
+    mutating func positive(_ value: JSONValue?, path: String, allowZero: Bool) -> Double? {
+        guard let value else { return nil }
+        if case .number(let n) = value, n.double.isFinite, n.double > 0 || (allowZero && n.double == 0), n.double <= 86_400 {
+            return n.double
+        }
+        error(path, "expected a number of seconds \(allowZero ? ">= 0" : "> 0") (at most 86400), found \(shown(value))")
+        return nil
+    }
+
+    mutating func integer(_ value: JSONValue?, path: String, minimum: Int) -> Int? {
+        guard let value else { return nil }
+        if case .number(let n) = value, let int = n.int64, int >= Int64(minimum), int <= 1_000_000 { return Int(int) }
+        error(path, "expected an integer from \(minimum) to 1000000, found \(shown(value))")
+        return nil
+    }
+
+    mutating func parseRoutes(_ value: JSONValue?, handlers: [HandlerConfig]) -> [Route] {
+        guard let value else { return [] }
+        guard case .array(let elements) = value else {
+            error("routes", "expected an array of routes such as {\"tags\": [1, 2], \"handler\": \"browser\"}, found \(value.typeDescription)")
+            return []
+        }
+        var routes: [Route] = []
+        for (index, element) in elements.enumerated() {
+            let path = "routes[\(index)]"
+            guard case .object(let members) = element else {
+                error(path, "expected an object {\"tags\": [...], \"handler\": NAME}, found \(element.typeDescription)")
+                continue
+            }
+            for member in members where member.key != "tags" && member.key != "handler" {
+                warning("\(path).\(member.key)", "unknown key ignored; a route has tags and handler")
+            }
+            var tags: [Int64]?
+            if let tagValue = element["tags"] {
+                if case .array(let list) = tagValue, list.allSatisfy({ if case .number(let n) = $0 { n.int64 != nil } else { false } }) {
+                    tags = list.compactMap { if case .number(let n) = $0 { n.int64 } else { nil } }
+                } else {
+                    error("\(path).tags", "expected an array of integer tags, found \(shown(tagValue))")
+                    continue
+                }
+            }
+            guard case .string(let name)? = element["handler"] else {
+                error("\(path).handler", "expected the name of a handler, found \(element["handler"].map(shown) ?? "nothing")")
+                continue
+            }
+            guard let handler = handlers.firstIndex(where: { $0.name == name }) else {
+                error("\(path).handler", "\(quoted(name)) is not a handler; the handlers are \(handlerList(handlers))")
+                continue
+            }
+            routes.append(Route(tags: tags, handler: handler))
+        }
+        return routes
+    }
+
+    func handlerList(_ handlers: [HandlerConfig]) -> String {
+        handlers.isEmpty ? "none" : handlers.map { quoted($0.name) }.joined(separator: ", ")
+    }
+
+    /// Sets every hittable grid's handler: its `action` if it has one, else the first route whose
+    /// tags hold its tag (or that has no tags). Done once at load so a tap costs no lookup.
+    mutating func route(_ layout: inout LoadedLayout, handlers: [HandlerConfig], routes: [Route]) {
+        var unroutedTags: Set<Int64> = []
+        var tree = layout.resolved.tree
+        var memo: [Int64: Int32] = [:]
+        for index in tree.nodes.indices where tree.nodes[index].hittable {
+            let slot = Int(tree.nodes[index].info)
+            guard slot >= 0 else { continue }
+            let info = tree.infos[slot]
+            if let action = info.action {
+                if let handler = handlers.firstIndex(where: { $0.name == action }) {
+                    tree.infos[slot].handler = Int32(handler)
+                } else {
+                    diagnostics.append(Diagnostic(.error, file: file, layout: layout.name, gridPath: tree.path(of: index),
+                        "\"action\": \(quoted(action)) is not a handler; the handlers are \(handlerList(handlers))"))
+                }
+                continue
+            }
+            let handler: Int32
+            if let known = memo[info.tag] {
+                handler = known
+            } else {
+                let route = routes.first { route in route.tags.map { info.tag != 0 && $0.contains(info.tag) } ?? true }
+                handler = route.map { Int32($0.handler) } ?? -1
+                memo[info.tag] = handler
+            }
+            tree.infos[slot].handler = handler
+            if handler < 0 && info.tag != 0 { unroutedTags.insert(info.tag) }
+        }
+        layout.resolved.tree = tree
+        if !unroutedTags.isEmpty {
+            diagnostics.append(Diagnostic(.warning, file: file, layout: layout.name,
+                "\(unroutedTags.count == 1 ? "tag" : "tags") \(describeTags(unroutedTags)) \(unroutedTags.count == 1 ? "matches" : "match") no route and there is no default route; taps there are \"unrouted\""))
+        }
+    }
+
+    /// `1, 5, 100-2099`: sorted tags with runs folded.
+    func describeTags(_ tags: Set<Int64>) -> String {
+        var parts: [String] = []
+        var sorted = tags.sorted()[...]
+        while let start = sorted.popFirst() {
+            var end = start
+            while let next = sorted.first, next == end + 1 { end = sorted.removeFirst() }
+            parts.append(end == start ? "\(start)" : "\(start)-\(end)")
+        }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,88 @@
+extension ConfigParser {
+    static let layoutKeys: Set<String> = ["width", "height", "direction", "scale", "grid", "debounceMs"]
+
+    /// Parses and resolves every layout; the result is sorted by name.
+    mutating func parseLayouts(_ value: JSONValue?) -> [LoadedLayout] {
+        guard let value else {
+            error("layouts", "missing; a config needs at least one layout")
+            return []
+        }
+        guard case .object(let members) = value, !members.isEmpty else {
+            error("layouts", "expected an object of named layouts with at least one, found \(shown(value))")
+            return []
+        }
+        var layouts: [LoadedLayout] = []
+        for member in members {
+            declaredLayouts.append(member.key)
+            if let layout = parseLayout(name: member.key, member.value) { layouts.append(layout) }
+        }
+        return layouts.sorted { $0.name < $1.name }
+    }
+
+    mutating func parseLayout(name: String, _ value: JSONValue) -> LoadedLayout? {
+        let path = "layouts.\(name)"
+        guard case .object(let members) = value else {
+            error(path, "expected a layout object with width, height and grid, found \(value.typeDescription)")
+            return nil
+        }
+        let before = diagnostics.errors.count
+        for member in members where !ConfigParser.layoutKeys.contains(member.key) {
+            warning("\(path).\(member.key)", "unknown key ignored; a layout has width, height, direction, scale, grid and debounceMs")
+        }
+        func number(_ key: String, default fallback: Double?, valid: (Double) -> Bool, expected: String) -> Double {
+            guard let value = value[key] else {
+                if let fallback { return fallback }
+                error("\(path).\(key)", "missing; expected \(expected)")
+                return 0
+            }
+            guard case .number(let n) = value, n.double.isFinite, valid(n.double) else {
+                error("\(path).\(key)", "expected \(expected), found \(shown(value))")
+                return 0
+            }
+            return n.double
+        }
+        let width = number("width", default: nil, valid: { $0 >= 0 }, expected: "a finite number >= 0")
+        let height = number("height", default: nil, valid: { $0 >= 0 }, expected: "a finite number >= 0")
+        let scale = number("scale", default: 1, valid: { $0 > 0 }, expected: "a finite number > 0 (pixels per point)")
+        let debounce = number("debounceMs", default: 0, valid: { $0 >= 0 && $0 <= 86_400_000 && $0.rounded() == $0 },
+                              expected: "a whole number of milliseconds >= 0")
+        var direction = LayoutDirection.ltr
+        if let value = value["direction"] {
+            if case .string(let text) = value, let parsed = LayoutDirection(rawValue: text) {
+                direction = parsed
+            } else {
+                error("\(path).direction", "expected \"ltr\" or \"rtl\", found \(shown(value))")
+            }
+        }
+        guard let gridValue = value["grid"] else {
+            error("\(path).grid", "missing; expected a grid dictionary or the path of a JSON file holding one")
+            return nil
+        }
+        var gridFile = file
+        let grid: JSONValue
+        switch gridValue {
+        case .object:
+            grid = gridValue
+        case .string(let relative):
+            let resolved = resolvePath(relative)
+            switch loadGridFile(resolved) {
+            case .success(let loaded): grid = loaded
+            case .failure(let problem):
+                var problem = problem
+                if problem.file == nil { problem.file = file }
+                problem.message = "\(path).grid: \(problem.message)"
+                diagnostics.append(problem)
+                return nil
+            }
+            gridFile = relative
+        default:
+            error("\(path).grid", "expected a grid dictionary or the path of a JSON file holding one, found \(gridValue.typeDescription)")
+            return nil
+        }
+        let (tree, gridDiagnostics) = GridParser.parse(grid, layout: name)
+        diagnostics.append(contentsOf: gridDiagnostics, file: gridFile)
+        guard let tree, diagnostics.errors.count == before else { return nil }
+        let frame = LayoutFrame(width: width, height: height, direction: direction, scale: scale)
+        return LoadedLayout(name: name, debounceMs: Int(debounce), resolved: Resolver.resolve(tree, in: frame))
+    }
+}

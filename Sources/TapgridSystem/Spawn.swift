@@ -2,7 +2,7 @@ import CShims
 @preconcurrency import Glibc
 
 /// How a child process ended.
-public enum ExitStatus: Hashable, Sendable, CustomStringConvertible {
+public enum ChildExitStatus: Hashable, Sendable, CustomStringConvertible {
     /// It called `exit(code)` (or returned from `main`).
     case exited(CInt)
     /// A signal killed it (see `Signals.name`).
@@ -138,11 +138,11 @@ public enum Spawn {
     /// The corresponding C function is `waitpid(pid, &status, WNOHANG)`.
     /// - Returns: how it ended, or `nil` while it is still running.
     /// - Throws: `Errno` (`ECHILD` if it is not our child or was already reaped).
-    public static func reap(_ pid: pid_t) throws(Errno) -> ExitStatus? {
+    public static func reap(_ pid: pid_t) throws(Errno) -> ChildExitStatus? {
         var status: CInt = 0
         let got = try retryingEINTR { waitpid(pid, &status, WNOHANG) }
         if got == 0 { return nil }
-        return ExitStatus(waitStatus: status)
+        return ChildExitStatus(waitStatus: status)
     }
 
     /// Finds the file `execvp` would run for `program`.

@@ -1,0 +1,59 @@
+import CShims
+@preconcurrency import Glibc
+
+/// Facts about, and process-wide settings of, the running process.
+public enum CurrentProcess {
+    /// Our pid. The corresponding C function is `getpid`.
+    public static var pid: pid_t { getpid() }
+    /// Our real user id. The corresponding C function is `getuid`.
+    public static var uid: uid_t { getuid() }
+    /// Our real group id. The corresponding C function is `getgid`.
+    public static var gid: gid_t { getgid() }
+
+    /// The value of environment variable `name`, or `nil` if unset.
+    /// The corresponding C function is `getenv` (read-only use; do not call concurrently with
+    /// `setenv`/`unsetenv`).
+    public static func environment(_ name: String) -> String? {
+        guard let raw = getenv(name) else { return nil }
+        return String(cString: raw)
+    }
+
+    /// Raises the `RLIMIT_NOFILE` soft limit to the hard limit, so many clients and children
+    /// do not hit `EMFILE` at the default 1024. Children spawned later inherit the raised limit.
+    /// The corresponding C functions are `getrlimit` and `setrlimit`.
+    /// - Returns: the new soft limit.
+    /// - Throws: `Errno` from `setrlimit`.
+    @discardableResult
+    public static func raiseFileLimit() throws(Errno) -> Int64 {
+        let limit = cshims_raise_nofile_limit()
+        if limit < 0 { throw Errno.current }
+        return limit
+    }
+
+    /// 16 random bytes as 32 lowercase hex digits: identifies one daemon start (`run` in the
+    /// event log). The corresponding C function is `getrandom`.
+    public static func randomRunID() -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let rc = bytes.withUnsafeMutableBytes { cshims_getrandom($0.baseAddress, $0.count) }
+        if rc != 0 {
+            // getrandom only fails on pre-3.17 kernels; fall back to the device.
+            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            precondition(fd >= 0, "no source of randomness: getrandom and /dev/urandom both failed")
+            defer { FD.close(fd) }
+            var filled = 0
+            while filled < 16 {
+                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, 16 - filled) }
+                precondition(n > 0 || errno == EINTR, "cannot read /dev/urandom")
+                if n > 0 { filled += n }
+            }
+        }
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(32)
+        for b in bytes {
+            out.append(hex[Int(b >> 4)])
+            out.append(hex[Int(b & 0xf)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

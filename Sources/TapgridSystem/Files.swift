@@ -1,0 +1,108 @@
+@preconcurrency import Glibc
+
+/// The type of a file system entry, as `lstat` reports it (a symlink is not followed).
+public enum FileType: Hashable, Sendable {
+    case regular, directory, symbolicLink, socket, fifo, characterDevice, blockDevice
+}
+
+/// Small file helpers for config files, the event log and script directories.
+public enum Files {
+    /// Reads a whole file, refusing one larger than `maxBytes` (config and layout files are
+    /// small; a huge or endless file such as `/dev/zero` must not exhaust memory).
+    /// The corresponding C functions are `open` and `read`.
+    /// - Returns: the file's bytes.
+    /// - Throws: `SystemError` like `cannot read /etc/x.json: No such file or directory (errno 2)`
+    ///   or `cannot read /x: file is larger than the 1048576-byte limit` (errno `EFBIG`).
+    public static func readFile(_ path: String, maxBytes: Int) throws(SystemError) -> [UInt8] {
+        let fd: OwnedFD
+        do throws(Errno) {
+            fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) })
+        } catch { throw error.with("read", path) }
+        var bytes: [UInt8] = []
+        while true {
+            let outcome: FD.IOResult
+            do throws(Errno) {
+                outcome = try FD.read(fd.rawValue, appendingTo: &bytes, maxBytes: min(maxBytes + 1 - bytes.count, 1 << 16))
+            } catch { throw error.with("read", path) }
+            switch outcome {
+            case .transferred(0): return bytes
+            case .transferred: break
+            case .wouldBlock: throw SystemError(Errno(EAGAIN), operation: "read", path: path)
+            }
+            if bytes.count > maxBytes {
+                throw SystemError(Errno(EFBIG), operation: "read", path: path, detail: "file is larger than the \(maxBytes)-byte limit")
+            }
+        }
+    }
+
+    /// Opens (creating if needed) a file for appending, close-on-exec: the event log.
+    /// `O_APPEND` makes each `write` land at the end even if a rotator truncated the file.
+    /// The corresponding C function is `open(O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC)`.
+    /// - Parameter mode: permission bits for a new file (minus the umask).
+    /// - Throws: `SystemError` naming the path.
+    public static func openForAppending(_ path: String, mode: mode_t = 0o640) throws(SystemError) -> OwnedFD {
+        do throws(Errno) {
+            return OwnedFD(taking: try retryingEINTR { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode) })
+        } catch { throw error.with("open", path) }
+    }
+
+    /// The type of the entry at `path` without following a final symlink.
+    /// The corresponding C function is `lstat`.
+    /// - Returns: the type, or `nil` if nothing is there (or it cannot be examined).
+    public static func fileType(_ path: String) -> FileType? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return fileType(mode: st.st_mode)
+    }
+
+    static func fileType(mode: mode_t) -> FileType? {
+        switch mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        case S_IFSOCK: return .socket
+        case S_IFIFO: return .fifo
+        case S_IFCHR: return .characterDevice
+        case S_IFBLK: return .blockDevice
+        default: return nil
+        }
+    }
+
+    /// Whether anything exists at `path` (a dangling symlink counts). The C function is `lstat`.
+    public static func fileExists(_ path: String) -> Bool { fileType(path) != nil }
+
+    /// Whether `path` is a directory, following symlinks. The corresponding C function is `stat`.
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether `path` is a regular file the daemon may execute, following symlinks.
+    /// The corresponding C functions are `stat` and `access(X_OK)`.
+    public static func isExecutableFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFREG && access(path, X_OK) == 0
+    }
+
+    /// The canonical absolute path: every symlink, `.` and `..` resolved.
+    /// The corresponding C function is `realpath`.
+    /// - Throws: `SystemError` (`ENOENT` if a component is missing).
+    public static func realPath(_ path: String) throws(SystemError) -> String {
+        guard let resolved = realpath(path, nil) else { throw Errno.current.with("resolve", path) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Resolves `name` inside `directory` and checks the result is still inside it, so no `..`
+    /// or symlink leads out (for script handlers' `directory`). Policy checks on the name
+    /// itself (no `/`, no `..`) are the caller's; this is the file system half.
+    /// The corresponding C function is `realpath`.
+    /// - Returns: the resolved absolute path, or `nil` if it lies outside `directory`.
+    /// - Throws: `SystemError` if `directory` or the target does not exist.
+    public static func resolve(_ name: String, within directory: String) throws(SystemError) -> String? {
+        let base = try realPath(directory)
+        let target = try realPath(directory + "/" + name)
+        let prefix = base == "/" ? "/" : base + "/"
+        return target.hasPrefix(prefix) && target.count > prefix.count ? target : nil
+    }
+}

@@ -160,7 +160,11 @@ public enum CLICommand: Sendable, Equatable {
     public static func parse(_ args: [String]) throws(UsageError) -> CLICommand {
         let root = CLISpecs.root
         let subcommandIndex = args.firstIndex { !looksLikeOption($0) }
-        let named = subcommandIndex.flatMap { CLISubcommand(rawValue: args[$0]) }
+        var named = subcommandIndex.flatMap { CLISubcommand(rawValue: args[$0]) }
+        if let subcommandIndex, args[subcommandIndex] == "help" {
+            // `tapgrid help tap --help` is about `tap`.
+            named = args[(subcommandIndex + 1)...].first { !looksLikeOption($0) }.flatMap(CLISubcommand.init(rawValue:))
+        }
 
         switch builtInRequest(in: args) {
         case .help?: return .help(named?.helpText ?? root.helpText)
@@ -264,7 +268,7 @@ enum CLISpecs {
 
     static let tap = CommandSpec(
         path: ["tapgrid", "tap"],
-        abstract: "Tap at (X, Y): the daemon hit-tests, routes and dispatches it, and this prints the outcome.",
+        abstract: "Tap at (<x>, <y>): the daemon hit-tests, routes and dispatches it, and this prints the outcome.",
         arguments: [
             x, y,
             .option("layout", value: "name", help: "Layout to tap in.", default: "the daemon's current layout"),
@@ -274,7 +278,7 @@ enum CLISpecs {
 
     static let hit = CommandSpec(
         path: ["tapgrid", "hit"],
-        abstract: "Hit-test (X, Y) without dispatching anything, through the daemon or offline with --config.",
+        abstract: "Hit-test (<x>, <y>) without dispatching anything, through the daemon or offline with --config.",
         arguments: [
             x, y,
             .option(
@@ -298,7 +302,7 @@ enum CLISpecs {
 
     static let use = CommandSpec(
         path: ["tapgrid", "use"],
-        abstract: "Make LAYOUT the daemon's current layout.",
+        abstract: "Make <layout> the daemon's current layout.",
         arguments: [
             .positional("layout", help: "Name of a layout in the daemon's config."),
             controlSocket, controlConfig,

@@ -1,0 +1,343 @@
+// The `tapgrid` command line: typed results, per-command declarations, and `parse`.
+
+/// Options of `tapgrid tap X Y`.
+public struct TapOptions: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    /// `--layout`; nil means the daemon's current layout.
+    public var layout: String?
+    /// `--socket`; nil means the default socket (see ``DefaultPaths``).
+    public var socket: String?
+    public var json: Bool
+
+    public init(x: Double, y: Double, layout: String? = nil, socket: String? = nil, json: Bool = false) {
+        self.x = x
+        self.y = y
+        self.layout = layout
+        self.socket = socket
+        self.json = json
+    }
+}
+
+/// Options of `tapgrid hit X Y`: online through the daemon, or offline when ``config`` is set.
+public struct HitOptions: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var layout: String?
+    /// `--socket`; never set together with ``config``.
+    public var socket: String?
+    /// `--config`: hit-test offline against this file, without a daemon.
+    public var config: String?
+    public var json: Bool
+
+    public init(
+        x: Double, y: Double, layout: String? = nil, socket: String? = nil, config: String? = nil, json: Bool = false
+    ) {
+        self.x = x
+        self.y = y
+        self.layout = layout
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// Options of `tapgrid status` and `tapgrid reload`.
+public struct ControlOptions: Sendable, Equatable {
+    public var socket: String?
+    /// `--config`: a config whose `socket.path` locates the daemon (after `--socket` and `$TAPGRID_SOCKET`).
+    public var config: String?
+    public var json: Bool
+
+    public init(socket: String? = nil, config: String? = nil, json: Bool = false) {
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// Options of `tapgrid use LAYOUT`.
+public struct UseOptions: Sendable, Equatable {
+    public var layout: String
+    public var socket: String?
+    public var config: String?
+    public var json: Bool
+
+    public init(layout: String, socket: String? = nil, config: String? = nil, json: Bool = false) {
+        self.layout = layout
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// Options of `tapgrid check [CONFIG]`.
+public struct CheckOptions: Sendable, Equatable {
+    /// nil means the default config (see ``DefaultPaths/configPath(cli:environment:)``).
+    public var config: String?
+
+    public init(config: String? = nil) { self.config = config }
+}
+
+/// The formats of `tapgrid show --format`.
+public enum ShowFormat: String, Sendable, Equatable, CaseIterable {
+    case table, json, svg
+}
+
+/// Options of `tapgrid show [CONFIG]`.
+public struct ShowOptions: Sendable, Equatable {
+    public var config: String?
+    /// nil means the config's `initialLayout`, or its only layout.
+    public var layout: String?
+    public var format: ShowFormat
+    /// `--output`; nil means standard output.
+    public var output: String?
+
+    public init(config: String? = nil, layout: String? = nil, format: ShowFormat = .table, output: String? = nil) {
+        self.config = config
+        self.layout = layout
+        self.format = format
+        self.output = output
+    }
+}
+
+/// Options of `tapgrid replay EVENTS`: against ``config`` (default config when both are nil) or a
+/// running daemon at ``socket``; never both.
+public struct ReplayOptions: Sendable, Equatable {
+    public var events: String
+    public var config: String?
+    public var socket: String?
+    public var json: Bool
+
+    public init(events: String, config: String? = nil, socket: String? = nil, json: Bool = false) {
+        self.events = events
+        self.config = config
+        self.socket = socket
+        self.json = json
+    }
+}
+
+/// The subcommands of `tapgrid`, in help order.
+public enum CLISubcommand: String, Sendable, Equatable, CaseIterable {
+    case tap, hit, status, reload, use, check, show, replay
+
+    /// The exact `tapgrid <sub> --help` text (ends with one newline).
+    public var helpText: String { spec.helpText }
+
+    /// The usage line, e.g. `tapgrid status [--socket <path>] [--config <path>] [--json]`.
+    public var usage: String { spec.usage }
+}
+
+/// What a `tapgrid` command line asks for.
+public enum CLICommand: Sendable, Equatable {
+    case tap(TapOptions)
+    case hit(HitOptions)
+    case status(ControlOptions)
+    case reload(ControlOptions)
+    case use(UseOptions)
+    case check(CheckOptions)
+    case show(ShowOptions)
+    case replay(ReplayOptions)
+    /// Print this text to stdout and exit 0.
+    case help(String)
+    /// Print ``tapgridVersion`` to stdout and exit 0.
+    case version
+
+    /// The exact `tapgrid --help` text (ends with one newline).
+    public static var mainHelpText: String { CLISpecs.root.helpText }
+
+    /// Parses `tapgrid`'s arguments.
+    ///
+    /// `tapgrid` alone prints the main help to stdout and exits 0: that is what swift-argument-parser
+    /// does for a command group without a default subcommand (its default `run()` throws a help
+    /// request). `-h`/`--help` anywhere before `--` gives the help of the subcommand named (or the
+    /// main help); `--version` anywhere before `--` gives the version; `help [<subcommand>]` gives
+    /// that help. An unknown subcommand, also after `help`, is `Unexpected argument '…'` against the
+    /// main usage.
+    /// - Parameter args: The arguments without `argv[0]`.
+    /// - Returns: The command to run, with typed and validated options.
+    /// - Throws: ``UsageError`` (print ``UsageError/stderrText`` to stderr, exit 64).
+    public static func parse(_ args: [String]) throws(UsageError) -> CLICommand {
+        let root = CLISpecs.root
+        let subcommandIndex = args.firstIndex { !looksLikeOption($0) }
+        var named = subcommandIndex.flatMap { CLISubcommand(rawValue: args[$0]) }
+        if let subcommandIndex, args[subcommandIndex] == "help" {
+            // `tapgrid help tap --help` is about `tap`.
+            named = args[(subcommandIndex + 1)...].first { !looksLikeOption($0) }.flatMap(CLISubcommand.init(rawValue:))
+        }
+
+        switch builtInRequest(in: args) {
+        case .help?: return .help(named?.helpText ?? root.helpText)
+        case .version?: return .version
+        case nil: break
+        }
+        guard let first = args.first else { return .help(root.helpText) }
+        if looksLikeOption(first) {
+            // `--` before the subcommand, or an option the group does not have.
+            throw root.error(first == "--" ? "Missing expected argument '<subcommand>'" : "Unknown option '\(first)'")
+        }
+        if first == "help" {
+            let topics = args.dropFirst()
+            guard let topic = topics.first else { return .help(root.helpText) }
+            guard let sub = CLISubcommand(rawValue: topic) else { throw root.error("Unexpected argument '\(topic)'") }
+            if topics.count > 1 { throw root.error("Unexpected argument '\(topics[topics.startIndex + 1])'") }
+            return .help(sub.helpText)
+        }
+        guard let sub = CLISubcommand(rawValue: first) else { throw root.error("Unexpected argument '\(first)'") }
+        let p = try sub.spec.parse(args.dropFirst())
+
+        switch sub {
+        case .tap:
+            return .tap(
+                TapOptions(
+                    x: p.number("x"), y: p.number("y"), layout: p.string("layout"), socket: p.string("socket"),
+                    json: p.flag("json")))
+        case .hit:
+            return .hit(
+                HitOptions(
+                    x: p.number("x"), y: p.number("y"), layout: p.string("layout"), socket: p.string("socket"),
+                    config: p.string("config"), json: p.flag("json")))
+        case .status:
+            return .status(ControlOptions(socket: p.string("socket"), config: p.string("config"), json: p.flag("json")))
+        case .reload:
+            return .reload(ControlOptions(socket: p.string("socket"), config: p.string("config"), json: p.flag("json")))
+        case .use:
+            return .use(
+                UseOptions(
+                    layout: p.string("layout") ?? "", socket: p.string("socket"), config: p.string("config"),
+                    json: p.flag("json")))
+        case .check:
+            return .check(CheckOptions(config: p.string("config")))
+        case .show:
+            return .show(
+                ShowOptions(
+                    config: p.string("config"), layout: p.string("layout"),
+                    format: p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table,
+                    output: p.string("output")))
+        case .replay:
+            return .replay(
+                ReplayOptions(
+                    events: p.string("events") ?? "", config: p.string("config"), socket: p.string("socket"),
+                    json: p.flag("json")))
+        }
+    }
+}
+
+extension CLISubcommand {
+    var spec: CommandSpec {
+        switch self {
+        case .tap: return CLISpecs.tap
+        case .hit: return CLISpecs.hit
+        case .status: return CLISpecs.status
+        case .reload: return CLISpecs.reload
+        case .use: return CLISpecs.use
+        case .check: return CLISpecs.check
+        case .show: return CLISpecs.show
+        case .replay: return CLISpecs.replay
+        }
+    }
+}
+
+/// Help phrases shared by several commands and by `tapgridd`.
+enum HelpPhrases {
+    static let defaultConfig = "$TAPGRID_CONFIG or /etc/tapgrid/tapgrid.json"
+    static let defaultSocketTail =
+        "$RUNTIME_DIRECTORY/tapgrid.sock, $XDG_RUNTIME_DIR/tapgrid.sock or /run/tapgrid/tapgrid.sock"
+    static let defaultSocket = "$TAPGRID_SOCKET, " + defaultSocketTail
+}
+
+/// The declarations of `tapgrid` and its subcommands.
+enum CLISpecs {
+    static let x = ArgumentSpec.positional(
+        "x", .finiteNumber, help: "Horizontal position in layout coordinates (a number; may be negative).")
+    static let y = ArgumentSpec.positional(
+        "y", .finiteNumber, help: "Vertical position in layout coordinates (a number; may be negative).")
+    static let socket = ArgumentSpec.option(
+        "socket", value: "path", help: "Socket of the running daemon.", default: HelpPhrases.defaultSocket)
+    static let controlSocket = ArgumentSpec.option(
+        "socket", value: "path", help: "Socket of the running daemon.",
+        default: "$TAPGRID_SOCKET, the --config file's socket.path, " + HelpPhrases.defaultSocketTail)
+    static let controlConfig = ArgumentSpec.option(
+        "config", value: "path",
+        help: "Find the daemon's socket from this config's socket.path (used after --socket and $TAPGRID_SOCKET).")
+
+    static let root = CommandSpec(
+        path: ["tapgrid"],
+        abstract: "Send taps to the tapgrid daemon and control it; check, show and replay configurations offline.",
+        subcommands: CLISubcommand.allCases.map { SubcommandSummary(name: $0.rawValue, abstract: $0.spec.abstract) })
+
+    static let tap = CommandSpec(
+        path: ["tapgrid", "tap"],
+        abstract: "Tap at (<x>, <y>): the daemon hit-tests, routes and dispatches it, and this prints the outcome.",
+        arguments: [
+            x, y,
+            .option("layout", value: "name", help: "Layout to tap in.", default: "the daemon's current layout"),
+            socket,
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ])
+
+    static let hit = CommandSpec(
+        path: ["tapgrid", "hit"],
+        abstract: "Hit-test (<x>, <y>) without dispatching anything, through the daemon or offline with --config.",
+        arguments: [
+            x, y,
+            .option(
+                "layout", value: "name", help: "Layout to hit-test.",
+                default: "the daemon's current layout; with --config, the config's initialLayout or only layout"),
+            socket,
+            .option("config", value: "path", help: "Hit-test offline against this config file; no daemon needed."),
+            .flag("json", help: "Print the hit as JSON, the same object as the socket's hit reply."),
+        ],
+        exclusiveGroups: [["socket", "config"]])
+
+    static let status = CommandSpec(
+        path: ["tapgrid", "status"],
+        abstract: "Print the running daemon's state: current layout, config generation and tap count.",
+        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")])
+
+    static let reload = CommandSpec(
+        path: ["tapgrid", "reload"],
+        abstract: "Make the daemon re-read its config; a config that fails to load leaves the old one running.",
+        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")])
+
+    static let use = CommandSpec(
+        path: ["tapgrid", "use"],
+        abstract: "Make <layout> the daemon's current layout.",
+        arguments: [
+            .positional("layout", help: "Name of a layout in the daemon's config."),
+            controlSocket, controlConfig,
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ])
+
+    static let check = CommandSpec(
+        path: ["tapgrid", "check"],
+        abstract: "Validate a config file and its layouts; print errors and warnings, exit 1 on any error.",
+        arguments: [
+            .positional("config", optional: true, help: "Config file to check. (default: \(HelpPhrases.defaultConfig))")
+        ])
+
+    static let show = CommandSpec(
+        path: ["tapgrid", "show"],
+        abstract: "Print a layout's resolved grids as a table, JSON or SVG.",
+        arguments: [
+            .positional("config", optional: true, help: "Config file to read. (default: \(HelpPhrases.defaultConfig))"),
+            .option("layout", value: "name", help: "Layout to show.", default: "the config's initialLayout or only layout"),
+            .option("format", value: "format", .oneOf(ShowFormat.allCases.map(\.rawValue)), help: "Output format.",
+                default: ShowFormat.table.rawValue),
+            .option("output", value: "file", help: "Write to this file instead of standard output."),
+        ])
+
+    static let replay = CommandSpec(
+        path: ["tapgrid", "replay"],
+        abstract:
+            "Hit-test and route the taps of an event log again (dispatching nothing) and report each one that differs; exit 1 if any does.",
+        arguments: [
+            .positional("events", help: "Event log to replay (JSON Lines, as the daemon writes it)."),
+            .option("config", value: "path", help: "Config to replay against.", default: HelpPhrases.defaultConfig),
+            .option(
+                "socket", value: "path",
+                help: "Replay against the daemon listening here, with hit requests (nothing is dispatched or logged)."),
+            .flag("json", help: "Print one JSON object per difference, then a summary object."),
+        ],
+        exclusiveGroups: [["config", "socket"]])
+}

@@ -1,0 +1,244 @@
+import Testing
+
+@testable import TapgridCLI
+
+/// Full-text snapshots of every help text (argument-parser compares whole strings too).
+@Suite struct HelpSnapshotTests {
+    @Test func mainHelp() {
+        #expect(CLICommand.mainHelpText == """
+OVERVIEW: Send taps to the tapgrid daemon and control it; check, show and
+replay configurations offline.
+
+USAGE: tapgrid <subcommand>
+
+OPTIONS:
+  --version               Show the version.
+  -h, --help              Show help information.
+
+SUBCOMMANDS:
+  tap                     Tap at (<x>, <y>): the daemon hit-tests, routes and
+                          dispatches it, and this prints the outcome.
+  hit                     Hit-test (<x>, <y>) without dispatching anything,
+                          through the daemon or offline with --config.
+  status                  Print the running daemon's state: current layout,
+                          config generation and tap count.
+  reload                  Make the daemon re-read its config; a config that
+                          fails to load leaves the old one running.
+  use                     Make <layout> the daemon's current layout.
+  check                   Validate a config file and its layouts; print errors
+                          and warnings, exit 1 on any error.
+  show                    Print a layout's resolved grids as a table, JSON or
+                          SVG.
+  replay                  Hit-test and route the taps of an event log again
+                          (dispatching nothing) and report each one that
+                          differs; exit 1 if any does.
+
+  See 'tapgrid help <subcommand>' for detailed help.
+""" + "\n")
+    }
+
+    @Test func tapHelp() {
+        #expect(CLISubcommand.tap.helpText == """
+OVERVIEW: Tap at (<x>, <y>): the daemon hit-tests, routes and dispatches it,
+and this prints the outcome.
+
+USAGE: tapgrid tap <x> <y> [--layout <name>] [--socket <path>] [--json]
+
+ARGUMENTS:
+  <x>                     Horizontal position in layout coordinates (a number;
+                          may be negative).
+  <y>                     Vertical position in layout coordinates (a number;
+                          may be negative).
+
+OPTIONS:
+  --layout <name>         Layout to tap in. (default: the daemon's current
+                          layout)
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func hitHelp() {
+        #expect(CLISubcommand.hit.helpText == """
+OVERVIEW: Hit-test (<x>, <y>) without dispatching anything, through the daemon
+or offline with --config.
+
+USAGE: tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]
+
+ARGUMENTS:
+  <x>                     Horizontal position in layout coordinates (a number;
+                          may be negative).
+  <y>                     Vertical position in layout coordinates (a number;
+                          may be negative).
+
+OPTIONS:
+  --layout <name>         Layout to hit-test. (default: the daemon's current
+                          layout; with --config, the config's initialLayout or
+                          only layout)
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Hit-test offline against this config file; no daemon
+                          needed.
+  --json                  Print the hit as JSON, the same object as the
+                          socket's hit reply.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func statusHelp() {
+        #expect(CLISubcommand.status.helpText == """
+OVERVIEW: Print the running daemon's state: current layout, config generation
+and tap count.
+
+USAGE: tapgrid status [--socket <path>] [--config <path>] [--json]
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func reloadHelp() {
+        #expect(CLISubcommand.reload.helpText == """
+OVERVIEW: Make the daemon re-read its config; a config that fails to load
+leaves the old one running.
+
+USAGE: tapgrid reload [--socket <path>] [--config <path>] [--json]
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func useHelp() {
+        #expect(CLISubcommand.use.helpText == """
+OVERVIEW: Make <layout> the daemon's current layout.
+
+USAGE: tapgrid use <layout> [--socket <path>] [--config <path>] [--json]
+
+ARGUMENTS:
+  <layout>                Name of a layout in the daemon's config.
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func checkHelp() {
+        #expect(CLISubcommand.check.helpText == """
+OVERVIEW: Validate a config file and its layouts; print errors and warnings,
+exit 1 on any error.
+
+USAGE: tapgrid check [<config>]
+
+ARGUMENTS:
+  <config>                Config file to check. (default: $TAPGRID_CONFIG or
+                          /etc/tapgrid/tapgrid.json)
+
+OPTIONS:
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func showHelp() {
+        #expect(CLISubcommand.show.helpText == """
+OVERVIEW: Print a layout's resolved grids as a table, JSON or SVG.
+
+USAGE: tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]
+
+ARGUMENTS:
+  <config>                Config file to read. (default: $TAPGRID_CONFIG or
+                          /etc/tapgrid/tapgrid.json)
+
+OPTIONS:
+  --layout <name>         Layout to show. (default: the config's initialLayout
+                          or only layout)
+  --format <format>       Output format. (values: table, json, svg; default:
+                          table)
+  --output <file>         Write to this file instead of standard output.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func replayHelp() {
+        #expect(CLISubcommand.replay.helpText == """
+OVERVIEW: Hit-test and route the taps of an event log again (dispatching
+nothing) and report each one that differs; exit 1 if any does.
+
+USAGE: tapgrid replay <events> [--config <path> | --socket <path>] [--json]
+
+ARGUMENTS:
+  <events>                Event log to replay (JSON Lines, as the daemon writes
+                          it).
+
+OPTIONS:
+  --config <path>         Config to replay against. (default: $TAPGRID_CONFIG
+                          or /etc/tapgrid/tapgrid.json)
+  --socket <path>         Replay against the daemon listening here, with hit
+                          requests (nothing is dispatched or logged).
+  --json                  Print one JSON object per difference, then a summary
+                          object.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func daemonHelp() {
+        #expect(DaemonCommand.helpText == """
+OVERVIEW: The tapgrid daemon: holds the configured grid layouts, hit-tests taps
+sent to its socket and routes them to handlers.
+
+USAGE: tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]
+
+OPTIONS:
+  --config <path>         Config file. (default: $TAPGRID_CONFIG or
+                          /etc/tapgrid/tapgrid.json)
+  --socket <path>         Socket to listen on when systemd passes none.
+                          (default: $TAPGRID_SOCKET, the config's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --check                 Load and validate the config, then exit: 0 if it is
+                          valid, 1 if not.
+  --verbose               Log debug-level detail too.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+}

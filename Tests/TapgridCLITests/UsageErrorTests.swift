@@ -1,0 +1,159 @@
+import Testing
+
+@testable import TapgridCLI
+
+/// Every usage error, with its exact stderr text.
+@Suite struct UsageErrorTests {
+    static let tapUsage = "tapgrid tap <x> <y> [--layout <name>] [--socket <path>] [--json]"
+    static let hitUsage = "tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]"
+    static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
+    static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]"
+    static let replayUsage = "tapgrid replay <events> [--config <path> | --socket <path>] [--json]"
+    static let useUsage = "tapgrid use <layout> [--socket <path>] [--config <path>] [--json]"
+    static let rootUsage = "tapgrid <subcommand>"
+
+    /// (arguments, message, usage line, command whose --help is suggested)
+    static let cases: [([String], String, String, String)] = [
+        // root
+        (["--foo"], "Unknown option '--foo'", rootUsage, "tapgrid"),
+        (["-x"], "Unknown option '-x'", rootUsage, "tapgrid"),
+        (["--socket", "/s", "status"], "Unknown option '--socket'", rootUsage, "tapgrid"),
+        (["--"], "Missing expected argument '<subcommand>'", rootUsage, "tapgrid"),
+        (["frobnicate"], "Unexpected argument 'frobnicate'", rootUsage, "tapgrid"),
+        (["help", "frobnicate"], "Unexpected argument 'frobnicate'", rootUsage, "tapgrid"),
+        (["help", "tap", "extra"], "Unexpected argument 'extra'", rootUsage, "tapgrid"),
+        // unknown options
+        (["status", "--foo"], "Unknown option '--foo'", statusUsage, "tapgrid status"),
+        (["status", "--foo=1"], "Unknown option '--foo'", statusUsage, "tapgrid status"),
+        (["status", "-j"], "Unknown option '-j'", statusUsage, "tapgrid status"),
+        (["status", "-hx"], "Unknown option '-hx'", statusUsage, "tapgrid status"),
+        (["tap", "1", "2", "--config", "c"], "Unknown option '--config'", tapUsage, "tapgrid tap"),
+        (["check", "--json"], "Unknown option '--json'", "tapgrid check [<config>]", "tapgrid check"),
+        // missing values
+        (["status", "--socket"], "Missing value for '--socket <path>'", statusUsage, "tapgrid status"),
+        (["status", "--socket", "--json"], "Missing value for '--socket <path>'", statusUsage, "tapgrid status"),
+        (["status", "--socket", "--"], "Missing value for '--socket <path>'", statusUsage, "tapgrid status"),
+        (["tap", "1", "2", "--layout"], "Missing value for '--layout <name>'", tapUsage, "tapgrid tap"),
+        (["show", "--format"], "Missing value for '--format <format>'", showUsage, "tapgrid show"),
+        // a value given to a flag
+        (["status", "--json=yes"], "The option '--json' does not take any value, but 'yes' was specified.",
+         statusUsage, "tapgrid status"),
+        // missing arguments
+        (["tap"], "Missing expected argument '<x>'", tapUsage, "tapgrid tap"),
+        (["tap", "1"], "Missing expected argument '<y>'", tapUsage, "tapgrid tap"),
+        (["tap", "--json", "1"], "Missing expected argument '<y>'", tapUsage, "tapgrid tap"),
+        (["hit"], "Missing expected argument '<x>'", hitUsage, "tapgrid hit"),
+        (["use"], "Missing expected argument '<layout>'", useUsage, "tapgrid use"),
+        (["replay", "--json"], "Missing expected argument '<events>'", replayUsage, "tapgrid replay"),
+        // unexpected arguments
+        (["status", "x"], "Unexpected argument 'x'", statusUsage, "tapgrid status"),
+        (["tap", "1", "2", "3"], "Unexpected argument '3'", tapUsage, "tapgrid tap"),
+        (["tap", "1", "2", "-3"], "Unexpected argument '-3'", tapUsage, "tapgrid tap"),
+        (["check", "a", "b", "c"], "2 unexpected arguments: 'b', 'c'", "tapgrid check [<config>]", "tapgrid check"),
+        (["status", "--", "--json"], "Unexpected argument '--json'", statusUsage, "tapgrid status"),
+        // invalid values
+        (["tap", "abc", "2"], "The value 'abc' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+        (["tap", "1", "abc"], "The value 'abc' is invalid for '<y>'", tapUsage, "tapgrid tap"),
+        (["tap", "abc"], "The value 'abc' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+        (["tap", "nan", "2"], "The value 'nan' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+        (["tap", "1", "-inf"], "The value '-inf' is invalid for '<y>'", tapUsage, "tapgrid tap"),
+        (["tap", "1e999", "2"], "The value '1e999' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+        (["tap", "", "2"], "The value '' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+        (["hit", "1,5", "2"], "The value '1,5' is invalid for '<x>'", hitUsage, "tapgrid hit"),
+        (["show", "--format", "pdf"],
+         "The value 'pdf' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'svg'.",
+         showUsage, "tapgrid show"),
+        (["show", "--format=JSON"],
+         "The value 'JSON' is invalid for '--format <format>'. Please provide one of 'table', 'json' or 'svg'.",
+         showUsage, "tapgrid show"),
+        // mutually exclusive options
+        (["hit", "1", "2", "--socket", "/s", "--config", "c.json"],
+         "Value to be set with flag '--config <path>' had already been set with flag '--socket <path>'",
+         hitUsage, "tapgrid hit"),
+        (["hit", "--config=c.json", "1", "2", "--socket=/s"],
+         "Value to be set with flag '--socket <path>' had already been set with flag '--config <path>'",
+         hitUsage, "tapgrid hit"),
+        (["replay", "e.jsonl", "--config", "c.json", "--socket", "/s"],
+         "Value to be set with flag '--socket <path>' had already been set with flag '--config <path>'",
+         replayUsage, "tapgrid replay"),
+        // errors come in a fixed order: options first, then positional values, unexpected, missing
+        (["tap", "abc", "--bogus"], "Unknown option '--bogus'", tapUsage, "tapgrid tap"),
+        (["tap", "abc", "--layout"], "Missing value for '--layout <name>'", tapUsage, "tapgrid tap"),
+        (["tap", "abc", "2", "3"], "The value 'abc' is invalid for '<x>'", tapUsage, "tapgrid tap"),
+    ]
+
+    @Test(arguments: cases)
+    func rejects(args: [String], message: String, usage: String, command: String) {
+        #expect(throws: UsageError(message: message, usage: usage, commandName: command)) {
+            try CLICommand.parse(args)
+        }
+    }
+
+    static let daemonUsage = "tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]"
+
+    static let daemonCases: [([String], String)] = [
+        (["--foo"], "Unknown option '--foo'"),
+        (["-v"], "Unknown option '-v'"),
+        (["--config"], "Missing value for '--config <path>'"),
+        (["--socket", "--check"], "Missing value for '--socket <path>'"),
+        (["--check=1"], "The option '--check' does not take any value, but '1' was specified."),
+        (["run"], "Unexpected argument 'run'"),
+        (["help", "me"], "2 unexpected arguments: 'help', 'me'"),
+        (["--", "--help"], "Unexpected argument '--help'"),
+    ]
+
+    @Test(arguments: daemonCases)
+    func daemonRejects(args: [String], message: String) {
+        #expect(throws: UsageError(message: message, usage: Self.daemonUsage, commandName: "tapgridd")) {
+            try DaemonCommand.parse(args)
+        }
+    }
+
+    /// The whole stderr text, in the shape of guide L4.
+    @Test func rendersLikeArgumentParser() throws {
+        let error = try #require(throws: UsageError.self) { try CLICommand.parse(["status", "--foo"]) }
+        #expect(
+            error.stderrText == """
+                Error: Unknown option '--foo'
+                Usage: tapgrid status [--socket <path>] [--config <path>] [--json]
+                  See 'tapgrid status --help' for more information.
+
+                """)
+        #expect(error.description + "\n" == error.stderrText)
+        #expect(UsageError.exitCode == 64)
+    }
+
+    @Test func rendersExclusiveAndRootErrors() throws {
+        let exclusive = try #require(throws: UsageError.self) {
+            try CLICommand.parse(["hit", "1", "2", "--socket", "/s", "--config", "c.json"])
+        }
+        #expect(
+            exclusive.description == """
+                Error: Value to be set with flag '--config <path>' had already been set with flag '--socket <path>'
+                Usage: tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]
+                  See 'tapgrid hit --help' for more information.
+                """)
+        let root = try #require(throws: UsageError.self) { try CLICommand.parse(["frobnicate"]) }
+        #expect(
+            root.description == """
+                Error: Unexpected argument 'frobnicate'
+                Usage: tapgrid <subcommand>
+                  See 'tapgrid --help' for more information.
+                """)
+        let daemon = try #require(throws: UsageError.self) { try DaemonCommand.parse(["--config"]) }
+        #expect(
+            daemon.description == """
+                Error: Missing value for '--config <path>'
+                Usage: tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]
+                  See 'tapgridd --help' for more information.
+                """)
+    }
+
+    @Test func everySubcommandUsageIsItsErrorUsage() {
+        for sub in CLISubcommand.allCases {
+            #expect(throws: UsageError(message: "Unknown option '--nope'", usage: sub.usage, commandName: "tapgrid \(sub.rawValue)")) {
+                try CLICommand.parse([sub.rawValue, "--nope"])
+            }
+        }
+    }
+}

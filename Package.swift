@@ -12,10 +12,12 @@ let package = Package(
         .target(name: "TapgridSystem", dependencies: ["CShims"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem"]),
+        // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
+        .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         // The command-line tool as a library: takes arguments, returns an exit code.
-        .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig"]),
+        .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),
         .executableTarget(name: "tapgridd", dependencies: ["TapgridDaemon"]),
         .executableTarget(
@@ -25,6 +27,7 @@ let package = Package(
             name: "TapgridCoreTests", dependencies: ["TapgridCore"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
+        .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore"]),
     ]

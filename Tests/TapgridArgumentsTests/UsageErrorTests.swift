@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TapgridCLI
+@testable import TapgridArguments
 
 /// Every usage error, with its exact stderr text.
 @Suite struct UsageErrorTests {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TapgridCLI
+@testable import TapgridArguments
 
 /// Command lines that parse, and what they parse to.
 @Suite struct ParseTests {

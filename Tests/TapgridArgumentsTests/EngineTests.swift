@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TapgridCLI
+@testable import TapgridArguments
 
 /// The parts of the engine the real commands do not reach: long labels, wrapping, value lists.
 @Suite struct EngineTests {

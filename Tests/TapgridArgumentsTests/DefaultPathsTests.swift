@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TapgridCLI
+@testable import TapgridArguments
 
 @Suite struct DefaultPathsTests {
     static let configCases: [(String?, [String: String], String)] = [

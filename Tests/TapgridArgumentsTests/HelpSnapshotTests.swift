@@ -1,6 +1,6 @@
 import Testing
 
-@testable import TapgridCLI
+@testable import TapgridArguments
 
 /// Full-text snapshots of every help text (argument-parser compares whole strings too).
 @Suite struct HelpSnapshotTests {

@@ -1,0 +1,50 @@
+import TapgridCore
+import TapgridSystem
+
+/// Loads a config from disk: reads the file and the grid files it names, parses them as
+/// lenient JSON (comments, trailing commas), validates and resolves everything.
+public enum ConfigLoader {
+    /// Config and layout files larger than this are refused (contract.md, "Limits").
+    public static let maxFileBytes = 64 << 20
+    /// JSON nesting accepted in files: a 256-level grid tree nests objects in arrays twice as deep.
+    static let maxJSONDepth = 2 * GridParser.maxDepth + 16
+
+    /// The loaded config (nil when it has errors) and every error and warning found.
+    public static func load(path: String) -> (config: Config?, diagnostics: Diagnostics) {
+        var diagnostics = Diagnostics()
+        let document: JSONValue
+        switch readJSON(path, shownAs: path) {
+        case .success(let value): document = value
+        case .failure(let problem):
+            diagnostics.append(problem)
+            return (nil, diagnostics)
+        }
+        let folder = directory(of: path)
+        let absoluteFolder = (try? Files.realPath(folder)) ?? folder
+        var parser = ConfigParser(file: path, directory: absoluteFolder) { gridPath in
+            readJSON(gridPath, shownAs: gridPath)
+        }
+        return parser.parse(document)
+    }
+
+    /// Reads and parses one JSON file; a problem is named by the file (and line and column).
+    static func readJSON(_ path: String, shownAs name: String) -> Result<JSONValue, Diagnostic> {
+        let bytes: [UInt8]
+        do {
+            bytes = try Files.readFile(path, maxBytes: maxFileBytes)
+        } catch {
+            return .failure(Diagnostic(.error, file: nil, error.description))
+        }
+        do {
+            return .success(try JSONParser.parse(bytes, lenient: true, maxDepth: maxJSONDepth))
+        } catch {
+            return .failure(Diagnostic(.error, file: "\(name):\(error.line):\(error.column)", error.message))
+        }
+    }
+
+    /// The folder part of a path (`.` for a bare file name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -75,19 +75,24 @@ public enum JSONWriter {
     }
 
     /// Appends a number as the shortest decimal that reads back to the same `Double`. Integral values
-    /// below 1e15 in magnitude print as plain integers (`120`, never `120.0`), -0 prints as `0`, huge or
+    /// up to 2^53 in magnitude print as plain integers (`120`, never `120.0`), -0 prints as `0`, huge or
     /// tiny values use exponent notation (`1e+300`). NaN and infinities are not JSON: they print `null`.
     public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
         guard value.isFinite else {
             appendStatic("null", to: &out)
             return
         }
-        if value.magnitude < 1e15 && value.rounded(.towardZero) == value {
+        if value.magnitude <= 9_007_199_254_740_992 && value.rounded(.towardZero) == value {
             appendInt(Int64(value), to: &out)
             return
         }
         var text = value.description
-        text.withUTF8 { out.append(contentsOf: $0) }
+        text.withUTF8 { utf8 in
+            // Swift writes exponent notation from 2^53 on; never leave a ".0" should that change.
+            var n = utf8.count
+            if n > 2 && utf8[n - 1] == 0x30 && utf8[n - 2] == 0x2E { n -= 2 }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<n]))
+        }
     }
 
     /// Appends `value` compactly, object members in order; numbers with an exact `int64` print exactly.

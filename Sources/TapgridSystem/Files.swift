@@ -22,7 +22,7 @@ public enum Files {
         while true {
             let outcome: FD.IOResult
             do throws(Errno) {
-                outcome = try FD.read(fd.rawValue, appendingTo: &bytes, maxBytes: min(maxBytes + 1 - bytes.count, 1 << 16))
+                outcome = try FD.read(fd.rawValue, appendingTo: &bytes, maxBytes: min(maxBytes - bytes.count, (1 << 16) - 1) + 1)
             } catch { throw error.with("read", path) }
             switch outcome {
             case .transferred(0): return bytes

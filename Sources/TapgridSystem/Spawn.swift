@@ -81,10 +81,7 @@ public enum Spawn {
         defer { posix_spawnattr_destroy(&attr) }
         var empty = sigset_t()
         sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
+        var defaults = allSignalsButKillAndStop()
         posix_spawnattr_setsigmask(&attr, &empty)
         posix_spawnattr_setsigdefault(&attr, &defaults)
         posix_spawnattr_setpgroup(&attr, 0)
@@ -143,6 +140,22 @@ public enum Spawn {
         let got = try retryingEINTR { waitpid(pid, &status, WNOHANG) }
         if got == 0 { return nil }
         return ChildExitStatus(waitStatus: status)
+    }
+
+    /// Every signal 1...64 except SIGKILL and SIGSTOP, *including* glibc's internal signals 32
+    /// and 33 (SIGCANCEL, SIGSETXID). `sigfillset`/`sigaddset` leave those two out, and glibc's
+    /// spawn helper then sets them to SIG_IGN in the child when the parent has handlers for them
+    /// (any threaded Swift process does); SIG_IGN survives `exec`, so the child would start with
+    /// two ignored real-time signals. The bits are set directly (signal n is bit n-1), which
+    /// `posix_spawnattr_setsigdefault` copies as given.
+    static func allSignalsButKillAndStop() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        var bits: UInt64 = ~0
+        bits &= ~(UInt64(1) << UInt64(SIGKILL - 1))
+        bits &= ~(UInt64(1) << UInt64(SIGSTOP - 1))
+        withUnsafeMutableBytes(of: &set) { $0.storeBytes(of: bits, as: UInt64.self) }
+        return set
     }
 
     /// Finds the file `execvp` would run for `program`.

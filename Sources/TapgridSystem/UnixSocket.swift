@@ -159,12 +159,23 @@ public enum UnixSocket {
                 Errno(EEXIST), operation: "listen on", path: path,
                 detail: "the path exists and is not a socket; refusing to remove it")
         }
-        // A socket someone still accepts on is not stale: taking it over would cut off a running daemon.
-        if let probe = try? UnixClient(path: path, timeoutSeconds: 1) {
+        // A socket someone still accepts on is not stale: taking it over would cut off a running
+        // daemon. Only "connection refused" (nobody listening) proves it stale; a timeout (full
+        // backlog) or EACCES leaves it alone.
+        do throws(SystemError) {
+            let probe = try UnixClient(path: path, timeoutSeconds: 1)
             _ = consume probe
             throw SystemError(
                 Errno(EADDRINUSE), operation: "listen on", path: path,
                 detail: "another process is listening on this socket")
+        } catch where error.errno.rawValue == ECONNREFUSED || error.errno.rawValue == ENOENT {
+            // stale: remove it below
+        } catch where error.errno.rawValue == EADDRINUSE {
+            throw error
+        } catch {
+            throw SystemError(
+                error.errno, operation: "listen on", path: path,
+                detail: "cannot tell whether the existing socket is in use: \(error.errno)")
         }
         if unlink(path) != 0 && errno != ENOENT {
             throw Errno.current.with("remove stale socket", path)

@@ -181,3 +181,16 @@ extension SystemTests {
         }
     }
 }
+
+extension SystemTests.SocketTests {
+    @Test func socketActivationEnvironment() {
+        setenv("LISTEN_PID", String(getpid()), 1)
+        setenv("LISTEN_FDS", "2", 1)
+        #expect(SocketActivation.listenFDs() == [3, 4])
+        #expect(CurrentProcess.environment("LISTEN_PID") == nil && CurrentProcess.environment("LISTEN_FDS") == nil)
+        setenv("LISTEN_PID", "1", 1)
+        setenv("LISTEN_FDS", "1", 1)
+        #expect(SocketActivation.listenFDs() == [])  // meant for another process
+        #expect(CurrentProcess.environment("LISTEN_FDS") == nil)
+    }
+}

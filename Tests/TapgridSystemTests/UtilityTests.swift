@@ -1,0 +1,103 @@
+@preconcurrency import Glibc
+import Testing
+
+@testable import TapgridSystem
+
+extension SystemTests {
+    @Suite struct UtilityTests {
+        @Test func errnoAndSystemErrorText() {
+            #expect(Errno(ENOENT).description == "No such file or directory (errno 2)")
+            #expect(SystemError(Errno(ENOENT), operation: "connect to", path: "/run/x.sock").description
+                == "cannot connect to /run/x.sock: No such file or directory (errno 2)")
+            #expect(SystemError(Errno(EMFILE), operation: "accept").description == "cannot accept: Too many open files (errno 24)")
+        }
+
+        @Test func retryingEINTRRetriesAndThrows() {
+            var calls = 0
+            let value = try? retryingEINTR { () -> CInt in
+                calls += 1
+                if calls < 3 { errno = EINTR; return -1 }
+                return 7
+            }
+            #expect(value == 7 && calls == 3)
+            #expect(throws: Errno(EBADF)) { _ = try retryingEINTR { () -> CInt in errno = EBADF; return -1 } }
+        }
+
+        @Test func readFileLimitsAndErrors() throws {
+            try withTemporaryDirectory { dir in
+                let path = dir + "/config.json"
+                let fd = try Files.openForAppending(path)
+                try FD.writeAll(fd.rawValue, Array("0123456789".utf8))
+                try FD.writeAll(fd.rawValue, Array("ab".utf8))
+                _ = consume fd
+                #expect(try Files.readFile(path, maxBytes: 12) == Array("0123456789ab".utf8))
+                let tooBig = #expect(throws: SystemError.self) { _ = try Files.readFile(path, maxBytes: 11) }
+                #expect(tooBig?.description == "cannot read \(path): file is larger than the 11-byte limit")
+                #expect(tooBig?.errno == Errno(EFBIG))
+                let missing = #expect(throws: SystemError.self) { _ = try Files.readFile(dir + "/nope", maxBytes: 10) }
+                #expect(missing?.description == "cannot read \(dir)/nope: No such file or directory (errno 2)")
+                let endless = #expect(throws: SystemError.self) { _ = try Files.readFile("/dev/zero", maxBytes: 100_000) }
+                #expect(endless?.errno == Errno(EFBIG))
+            }
+        }
+
+        @Test func fileTypesAndContainment() throws {
+            try withTemporaryDirectory { dir in
+                let scripts = dir + "/scripts"
+                mkdir(scripts, 0o755)
+                let target = scripts + "/hello"
+                FD.close(open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0o755))
+                FD.close(open(dir + "/outside", O_WRONLY | O_CREAT | O_CLOEXEC, 0o755))
+                symlink("hello", scripts + "/alias")
+                symlink("../outside", scripts + "/escape")
+                symlink("/nonexistent", scripts + "/dangling")
+
+                #expect(Files.fileType(scripts) == .directory)
+                #expect(Files.fileType(target) == .regular)
+                #expect(Files.fileType(scripts + "/alias") == .symbolicLink)
+                #expect(Files.fileType(dir + "/none") == nil)
+                #expect(Files.fileExists(scripts + "/dangling"))
+                #expect(Files.isDirectory(scripts) && !Files.isDirectory(target))
+                #expect(Files.isExecutableFile(scripts + "/alias"))
+
+                let realScripts = try Files.realPath(scripts)
+                #expect(try Files.resolve("hello", within: scripts) == realScripts + "/hello")
+                #expect(try Files.resolve("alias", within: scripts) == realScripts + "/hello")
+                #expect(try Files.resolve("escape", within: scripts) == nil)
+                #expect(try Files.resolve("../outside", within: scripts) == nil)
+                #expect(try Files.resolve(".", within: scripts) == nil)
+                let missing = #expect(throws: SystemError.self) { _ = try Files.resolve("dangling", within: scripts) }
+                #expect(missing?.errno == Errno(ENOENT))
+            }
+        }
+
+        @Test func isoTimeShape() throws {
+            #expect(Clock.iso8601(seconds: 1_795_946_400, milliseconds: 123) == "2026-11-29T10:00:00.123Z")
+            #expect(Clock.iso8601(seconds: 0, milliseconds: 5) == "1970-01-01T00:00:00.005Z")
+            let now = Array(Clock.wallClockISO8601().utf8)
+            #expect(now.count == 24)
+            let shape = now.map { ($0 >= 48 && $0 <= 57) ? UInt8(ascii: "9") : $0 }
+            #expect(String(decoding: shape, as: UTF8.self) == "9999-99-99T99:99:99.999Z")
+        }
+
+        @Test func monotonicClockAdvances() {
+            let a = Clock.monotonicNanos()
+            usleep(2000)
+            #expect(Clock.monotonicNanos() - a >= 2_000_000)
+        }
+
+        @Test func processHelpers() throws {
+            let id = CurrentProcess.randomRunID()
+            #expect(id.count == 32 && id.utf8.allSatisfy { "0123456789abcdef".utf8.contains($0) })
+            #expect(id != CurrentProcess.randomRunID())
+            #expect(CurrentProcess.environment("PATH") != nil)
+            #expect(CurrentProcess.environment("TAPGRID_SURELY_UNSET_VARIABLE") == nil)
+            #expect(CurrentProcess.uid == getuid() && CurrentProcess.gid == getgid() && CurrentProcess.pid == getpid())
+            let limit = try CurrentProcess.raiseFileLimit()
+            var rl = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &rl)
+            #expect(limit == (rl.rlim_cur == rlim_t.max ? Int64.max : Int64(rl.rlim_cur)))
+            #expect(rl.rlim_cur == rl.rlim_max)
+        }
+    }
+}

@@ -26,7 +26,7 @@ public struct Diagnostic: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the problem is: `layout "home", grid 1/0` or `layout "home"`; empty when nowhere in particular.
     public var location: String {
         var parts: [String] = []
-        if let layout { parts.append("layout \(quoted(layout))") }
+        if let layout { parts.append("layout \(jsonEscaped(layout))") }
         if let gridPath { parts.append("grid \(gridPath.isEmpty ? "(root)" : gridPath)") }
         return parts.joined(separator: ", ")
     }
@@ -63,16 +63,7 @@ public struct Diagnostics: Sendable {
     public mutating func warning(_ message: String, file: String? = nil) { all.append(Diagnostic(.warning, file: file, message)) }
 }
 
-/// `text` as a JSON string literal, for messages that quote names and values.
-func quoted(_ text: String) -> String {
-    var out: [UInt8] = []
-    JSONWriter.appendString(text, to: &out)
-    return String(decoding: out, as: UTF8.self)
-}
-
 /// A JSON value as compact text, for messages that quote what the user wrote.
 func shown(_ value: JSONValue) -> String {
-    var out: [UInt8] = []
-    JSONWriter.appendValue(value, to: &out)
-    return String(decoding: out, as: UTF8.self)
+    value.compactJSON
 }

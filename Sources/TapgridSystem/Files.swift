@@ -35,6 +35,15 @@ public enum Files {
         }
     }
 
+    /// Opens a file for writing, creating or truncating it, close-on-exec: `tapgrid show --output`.
+    /// The corresponding C function is `open(O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC)`.
+    /// - Throws: `SystemError` naming the path.
+    public static func openForWriting(_ path: String, mode: mode_t = 0o644) throws(SystemError) -> OwnedFD {
+        do throws(Errno) {
+            return OwnedFD(taking: try retryingEINTR { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) })
+        } catch { throw error.with("open", path) }
+    }
+
     /// Opens (creating if needed) a file for appending, close-on-exec: the event log.
     /// `O_APPEND` makes each `write` land at the end even if a rotator truncated the file.
     /// The corresponding C function is `open(O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC)`.

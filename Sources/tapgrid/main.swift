@@ -1,1 +1,4 @@
-print("tapgrid")
+@preconcurrency import Glibc
+import TapgridCLI
+
+exit(TapgridCLIMain.main(CommandLine.arguments))

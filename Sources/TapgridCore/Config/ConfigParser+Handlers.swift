@@ -131,7 +131,7 @@ extension ConfigParser {
                 continue
             }
             guard let handler = handlers.firstIndex(where: { $0.name == name }) else {
-                error("\(path).handler", "\(quoted(name)) is not a handler; the handlers are \(handlerList(handlers))")
+                error("\(path).handler", "\(jsonEscaped(name)) is not a handler; the handlers are \(handlerList(handlers))")
                 continue
             }
             routes.append(Route(tags: tags, handler: handler))
@@ -140,7 +140,7 @@ extension ConfigParser {
     }
 
     func handlerList(_ handlers: [HandlerConfig]) -> String {
-        handlers.isEmpty ? "none" : handlers.map { quoted($0.name) }.joined(separator: ", ")
+        handlers.isEmpty ? "none" : handlers.map { jsonEscaped($0.name) }.joined(separator: ", ")
     }
 
     /// Sets every hittable grid's handler: its `action` if it has one, else the first route whose
@@ -158,7 +158,7 @@ extension ConfigParser {
                     tree.infos[slot].handler = Int32(handler)
                 } else {
                     diagnostics.append(Diagnostic(.error, file: file, layout: layout.name, gridPath: tree.path(of: index),
-                        "\"action\": \(quoted(action)) is not a handler; the handlers are \(handlerList(handlers))"))
+                        "\"action\": \(jsonEscaped(action)) is not a handler; the handlers are \(handlerList(handlers))"))
                 }
                 continue
             }

@@ -172,13 +172,13 @@ public struct ConfigParser {
         case nil:
             if layouts.count == 1 { return layouts[0].name }
             if layouts.count > 1 {
-                error("initialLayout", "required when there is more than one layout; name one of \(layouts.map { quoted($0.name) }.joined(separator: ", "))")
+                error("initialLayout", "required when there is more than one layout; name one of \(layouts.map { jsonEscaped($0.name) }.joined(separator: ", "))")
             }
             return nil
         case .string(let name)?:
             if layouts.contains(where: { $0.name == name }) { return name }
             if !declaredLayouts.contains(name) {
-                error("initialLayout", "\(quoted(name)) is not a layout; the layouts are \(declaredLayouts.map { quoted($0) }.joined(separator: ", "))")
+                error("initialLayout", "\(jsonEscaped(name)) is not a layout; the layouts are \(declaredLayouts.map { jsonEscaped($0) }.joined(separator: ", "))")
             }
             return nil
         case let other?:

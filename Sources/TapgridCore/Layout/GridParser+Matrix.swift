@@ -19,7 +19,7 @@ extension GridParser {
             return .some(number)
         }
         for member in members where !GridParser.matrixKeys.contains(member.key) {
-            warning(node, "\(context): unknown key \(quoted(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
+            warning(node, "\(context): unknown key \(jsonEscaped(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
         }
         let cols = integer("cols", minimum: 1)
         let count = integer("count", minimum: 0)

@@ -197,7 +197,7 @@ public struct GridParser {
             case "matrix":
                 matrixValue = value
             default:
-                warning(node, "unknown key \(quoted(key)) ignored\(suggestion(for: key))")
+                warning(node, "unknown key \(jsonEscaped(key)) ignored\(suggestion(for: key))")
             }
         }
 
@@ -295,7 +295,7 @@ public struct GridParser {
             if let match = Gravity.tokens.first(where: { $0.0 == name }) {
                 bits |= match.1
             } else {
-                warning(node, "\"\(key)\": unknown gravity \(quoted(name)) ignored; use top, bottom, left, right, leading, trailing, centerX, centerY, width or height")
+                warning(node, "\"\(key)\": unknown gravity \(jsonEscaped(name)) ignored; use top, bottom, left, right, leading, trailing, centerX, centerY, width or height")
             }
         }
         return Gravity(bits: bits)
@@ -344,7 +344,7 @@ public struct GridParser {
                 default: line.dash = number.double
                 }
             default:
-                warning(node, "\"\(key)\": unknown key \(quoted(member.key)) ignored; use color, thick, head, tail, offset or dash")
+                warning(node, "\"\(key)\": unknown key \(jsonEscaped(member.key)) ignored; use color, thick, head, tail, offset or dash")
             }
         }
         return ok ? line : nil
@@ -353,7 +353,7 @@ public struct GridParser {
     func suggestion(for key: String) -> String {
         let best = GridParser.knownKeys.map { ($0, editDistance($0, key)) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
         guard let best, best.1 <= 2 else { return "" }
-        return "; did you mean \(quoted(best.0))?"
+        return "; did you mean \(jsonEscaped(best.0))?"
     }
 }
 

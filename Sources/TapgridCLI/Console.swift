@@ -1,0 +1,40 @@
+@preconcurrency import Glibc
+import TapgridSystem
+
+/// Where the CLI writes: the real stdout/stderr, or buffers in tests.
+public struct Console {
+    public var out: (String) -> Void
+    public var err: (String) -> Void
+    public var environment: [String: String]
+
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, environment: [String: String]) {
+        self.out = out
+        self.err = err
+        self.environment = environment
+    }
+
+    /// The process's own standard streams and environment.
+    public static func standard() -> Console {
+        Console(
+            out: { text in try? FD.writeAll(STDOUT_FILENO, Array(text.utf8)) },
+            err: { text in try? FD.writeAll(STDERR_FILENO, Array(text.utf8)) },
+            environment: processEnvironment())
+    }
+
+    /// `environ` as a dictionary.
+    static func processEnvironment() -> [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return result
+    }
+
+    func line(_ text: String) { out(text + "\n") }
+    func error(_ text: String) { err("Error: \(text)\n") }
+}

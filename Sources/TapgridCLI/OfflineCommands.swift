@@ -1,0 +1,108 @@
+import TapgridArguments
+import TapgridConfig
+import TapgridCore
+import TapgridSystem
+
+/// `check`, `show` and offline `hit`: work on config files, no daemon.
+struct OfflineCommands {
+    let console: Console
+
+    func configPath(_ given: String?) -> String {
+        DefaultPaths.configPath(cli: given, environment: console.environment)
+    }
+
+    /// Loads a config, printing its errors; nil when it cannot be used.
+    func loadConfig(_ path: String) -> Config? {
+        let (config, diagnostics) = ConfigLoader.load(path: path)
+        for error in diagnostics.errors { console.err("error: \(error)\n") }
+        return config
+    }
+
+    /// The layout to work on: `--layout`, else the config's initial layout.
+    func layout(named name: String?, in config: Config) -> LoadedLayout? {
+        let wanted = name ?? config.initialLayout
+        if let index = config.layoutIndex(named: wanted) { return config.layouts[index] }
+        console.error("no layout \(jsonEscaped(wanted)) in \(config.file); the layouts are \(config.layouts.map { jsonEscaped($0.name) }.joined(separator: ", "))")
+        return nil
+    }
+
+    func check(_ options: CheckOptions) -> Int32 {
+        let path = configPath(options.config)
+        let (config, diagnostics) = ConfigLoader.check(path: path)
+        if let config {
+            for layout in config.layouts {
+                let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
+                let frame = layout.frame
+                console.line("layout \(jsonEscaped(layout.name)): \(layout.tree.count) grids, \(hittable) hittable (\(formatNumber(frame.width))x\(formatNumber(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatNumber(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
+            }
+        }
+        for diagnostic in diagnostics.all {
+            console.line("\(diagnostic.severity.rawValue): \(diagnostic)")
+        }
+        let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
+        console.line("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        return errors > 0 ? TapgridCLIMain.failure : TapgridCLIMain.success
+    }
+
+    func show(_ options: ShowOptions) -> Int32 {
+        guard let config = loadConfig(configPath(options.config)),
+            let layout = layout(named: options.layout, in: config)
+        else { return TapgridCLIMain.failure }
+        let text: String
+        switch options.format {
+        case .json: text = LayoutRendering.json(layout, config: config)
+        case .table: text = LayoutRendering.table(layout, config: config)
+        case .svg: text = SVGRenderer.render(layout)
+        }
+        if let output = options.output {
+            do {
+                let fd = try Files.openForWriting(output)
+                try FD.writeAll(fd.rawValue, Array(text.utf8))
+            } catch {
+                console.error("cannot write \(output): \(error)")
+                return TapgridCLIMain.failure
+            }
+            return TapgridCLIMain.success
+        }
+        console.out(text)
+        return TapgridCLIMain.success
+    }
+
+    func hit(_ options: HitOptions) -> Int32 {
+        guard let config = loadConfig(configPath(options.config)),
+            let layout = layout(named: options.layout, in: config)
+        else { return TapgridCLIMain.failure }
+        let found = layout.resolved.hit(x: options.x, y: options.y)
+        let handler = found.flatMap { layout.tree.info(of: $0) }.flatMap { config.handlerName($0.handler) }
+        if options.json {
+            var out: [UInt8] = []
+            out.append(contentsOf: #"{"layout": "#.utf8)
+            JSONWriter.appendString(layout.name, to: &out)
+            out.append(contentsOf: #", "hit": "#.utf8)
+            if let found { layout.tree.appendHitObject(of: found, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: #", "handler": "#.utf8)
+            if let handler { JSONWriter.appendString(handler, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            out.append(contentsOf: #", "outcome": "checked"}"#.utf8)
+            console.line(String(decoding: out, as: UTF8.self))
+        } else {
+            console.line(HumanText.hit(layout: layout.name, tree: layout.tree, index: found, handler: handler))
+        }
+        return TapgridCLIMain.success
+    }
+}
+
+/// One-line descriptions of hits for people.
+enum HumanText {
+    static func hit(layout: String, tree: GridTree, index: Int?, handler: String?) -> String {
+        guard let index else { return "\(layout): miss" }
+        let info = tree.info(of: index)
+        var text = "\(layout): \(gridLabel(tree.path(of: index)))"
+        if let name = info?.name { text += " \(jsonEscaped(name))" }
+        if let tag = info?.tag, tag != 0 { text += " tag \(tag)" }
+        if let data = info?.actionData { text += " actionData \(data.compactJSON)" }
+        text += handler.map { " -> \($0)" } ?? " (unrouted)"
+        return text
+    }
+
+    static func gridLabel(_ path: String) -> String { path.isEmpty ? "(root)" : path }
+}

@@ -1,0 +1,46 @@
+import TapgridArguments
+import TapgridConfig
+import TapgridCore
+
+/// The `tapgrid` command: parses arguments, runs the command, returns the exit code.
+public enum TapgridCLIMain {
+    /// Exit codes (contract.md, "Programs").
+    public static let success: Int32 = 0, failure: Int32 = 1, usage: Int32 = 64, unavailable: Int32 = 69
+
+    /// - Parameter arguments: the full argv, program name first.
+    public static func main(_ arguments: [String], console: Console = .standard()) -> Int32 {
+        let command: CLICommand
+        do {
+            command = try CLICommand.parse(Array(arguments.dropFirst()))
+        } catch {
+            console.err(error.stderrText)
+            return usage
+        }
+        switch command {
+        case .help(let text):
+            console.out(text)
+            return success
+        case .version:
+            console.line("tapgrid \(tapgridVersion)")
+            return success
+        case .check(let options):
+            return OfflineCommands(console: console).check(options)
+        case .show(let options):
+            return OfflineCommands(console: console).show(options)
+        case .hit(let options) where options.config != nil:
+            return OfflineCommands(console: console).hit(options)
+        case .hit(let options):
+            return DaemonCommands(console: console).hit(options)
+        case .tap(let options):
+            return DaemonCommands(console: console).tap(options)
+        case .status(let options):
+            return DaemonCommands(console: console).control(op: "status", options: options)
+        case .reload(let options):
+            return DaemonCommands(console: console).control(op: "reload", options: options)
+        case .use(let options):
+            return DaemonCommands(console: console).use(options)
+        case .replay(let options):
+            return ReplayCommand(console: console).run(options)
+        }
+    }
+}

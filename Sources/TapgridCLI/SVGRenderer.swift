@@ -30,7 +30,7 @@ enum SVGRenderer {
             let label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil)
             guard let label else { continue }
             let size = max(6, min(16, rect.height / 3, rect.width / Double(max(label.count, 1)) * 1.6))
-            svg += "<text x=\"\(formatNumber(rect.x + rect.width / 2))\" y=\"\(formatNumber(rect.y + rect.height / 2))\" font-size=\"\(formatNumber(size.rounded()))\" text-anchor=\"middle\" dominant-baseline=\"central\" fill=\"#1b1b1b\">\(escape(label))</text>\n"
+            svg += "<text x=\"\(formatNumber(rect.x + rect.width / 2))\" y=\"\(formatNumber(rect.y + rect.height / 2))\" font-size=\"\(formatNumber(size.rounded()))\" text-anchor=\"middle\" dy=\"0.35em\" fill=\"#1b1b1b\">\(escape(label))</text>\n"
         }
         return svg + "</svg>\n"
     }

@@ -1,0 +1,50 @@
+# tapgrid: `make run` starts the daemon on the example config; `make test` runs every test.
+SWIFT      ?= swift
+JOBS       ?= 2
+PREFIX     ?= /usr/local
+# Debian packages the build and the tests need (installed by `make deps` when missing).
+DEB_PACKAGES ?= python3
+BIN        := .build/debug
+
+.PHONY: all build release deps test run bench install clean check-example
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -j $(JOBS)
+
+release: deps
+	$(SWIFT) build -j $(JOBS) -c release
+
+# Every suite: unit, system, arguments, CLI and end-to-end (these run the built binaries).
+test: build
+	$(SWIFT) test -j $(JOBS)
+
+# The daemon in the foreground on examples/tapgrid.json; socket and event log in ./run/.
+run: build
+	@mkdir -p run
+	@echo "tapgridd: socket run/tapgrid.sock, event log run/events.jsonl; in another terminal:"
+	@echo "  $(BIN)/tapgrid tap 100 100 --socket run/tapgrid.sock"
+	$(BIN)/tapgridd --config examples/tapgrid.json
+
+check-example: build
+	$(BIN)/tapgrid check examples/tapgrid.json
+
+bench: deps
+	$(SWIFT) build -j $(JOBS) -c release --product tapgrid-bench
+	.build/release/tapgrid-bench
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf .build run

@@ -19,7 +19,7 @@ extension GridParser {
             return .some(number)
         }
         for member in members where !GridParser.matrixKeys.contains(member.key) {
-            warning(node, "\(context): unknown key \(jsonEscaped(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
+            warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
         }
         let cols = integer("cols", minimum: 1)
         let count = integer("count", minimum: 0)
@@ -33,7 +33,7 @@ extension GridParser {
         var mode: MatrixSpec.Mode?
         switch (cell, margin) {
         case (nil, nil), (.some, .some):
-            error(node, "\(context): give exactly one of \"cell\" ([width, height]) and \"margin\" (a number)")
+            error(node, "\"matrix\": give exactly one of \"cell\" ([width, height]) and \"margin\" (a number)")
         case (.some(let cell), nil):
             var size: [Double] = []
             if case .array(let parts) = cell, parts.count == 2 {
@@ -76,8 +76,10 @@ extension GridParser {
         guard diagnostics.errors.count == before, case .some(.some(let colCount)) = cols,
             case .some(.some(let cellCount)) = count, case .some(let rowCount) = rows, let mode
         else { return true }
-        let neededRows = (cellCount + colCount - 1) / colCount
-        if let rowCount, rowCount * colCount < cellCount {
+        // Written so that huge counts cannot overflow (a trap would take the daemon down).
+        let neededRows = cellCount / colCount + (cellCount % colCount == 0 ? 0 : 1)
+        if let rowCount, case let (product, overflow) = rowCount.multipliedReportingOverflow(by: colCount),
+            !overflow, product < cellCount {
             error(node, "\(context)\"rows\": \(rowCount) rows of \(colCount) hold fewer than \(cellCount) cells")
             return true
         }

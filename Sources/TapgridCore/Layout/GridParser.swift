@@ -276,7 +276,9 @@ public struct GridParser {
             guard integer > 0 || fraction > 0, !dot || fraction > 0 else { return nil }
             var text = String(decoding: literal, as: UTF8.self)
             if integer == 0 { text = text.replacingFirstDot() }
-            return Double(text)
+            // Hundreds of digits overflow to infinity: not a number (section 7).
+            guard let value = Double(text), value.isFinite else { return nil }
+            return value
         }
         guard expect(UInt8(ascii: "{")), let top = number(), expect(UInt8(ascii: ",")), let left = number(),
             expect(UInt8(ascii: ",")), let bottom = number(), expect(UInt8(ascii: ",")), let right = number(),

@@ -99,16 +99,19 @@ struct HitWalker {
         let first = Int(node.firstChild)
         let count = Int(node.childCount)
         let cols = matrices[Int(node.matrix)].cols
-        let rows = (count + cols - 1) / cols
+        // Columns that hold cells: `cols` itself may be near Int.max, so bound it by `count`
+        // before any arithmetic or conversion.
+        let usedCols = min(cols, count)
+        let rows = count / cols + (count % cols == 0 ? 0 : 1)
         let origin = rects[first]
         let strideX = cols > 1 ? rects[first + 1].x - origin.x : 0
         let strideY = rows > 1 ? rects[first + cols].y - origin.y : 0
         // Clamped before converting: a point far outside (tiny strides) must not trap in Int().
-        let column = strideX != 0 ? Int(((x - origin.x) / strideX).rounded(.down).clamped(-2, Double(cols + 1))) : 0
+        let column = strideX != 0 ? Int(((x - origin.x) / strideX).rounded(.down).clamped(-2, Double(usedCols + 1))) : 0
         let row = strideY != 0 ? Int(((y - origin.y) / strideY).rounded(.down).clamped(-2, Double(rows + 1))) : 0
-        guard column >= -1, column <= cols, row >= -1, row <= rows else { return -1 }
+        guard column >= -1, column <= usedCols, row >= -1, row <= rows else { return -1 }
         for r in max(row - 1, 0)...max(min(row + 1, rows - 1), 0) {
-            for c in max(column - 1, 0)...max(min(column + 1, cols - 1), 0) {
+            for c in max(column - 1, 0)...max(min(column + 1, usedCols - 1), 0) {
                 let index = r * cols + c
                 guard index < count else { continue }
                 let found = hit(first + index)

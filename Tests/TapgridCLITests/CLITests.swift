@@ -199,7 +199,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
         #expect(result.out == """
             line 2 seq 2 (150, 10) home: 0 tag 1 -> 1 tag 2, actionData null -> "echo hi", handler browser -> shell
             line 4 seq 3 (1, 1) gone: miss -> layout "gone" no longer exists
-            line 5: unreadable: not JSON (1:20: unterminated string)
+            line 5: unreadable: not JSON (1:19: unterminated string)
             3 taps, 2 differ, 1 unreadable
 
             """)

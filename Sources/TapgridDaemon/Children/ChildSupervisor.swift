@@ -158,12 +158,15 @@ public final class ChildSupervisor {
         }
         let h = request.handlerIndex
         let outcome: SubmitOutcome
-        if runningByHandler[h, default: 0] < max(1, request.handler.maxConcurrent) {
+        let waiting = queues[h]?.count ?? 0
+        if waiting == 0 && runningByHandler[h, default: 0] < max(1, request.handler.maxConcurrent) {
             if let failure = start(request, argv: argv) { return .failed(failure) }
             outcome = .dispatched
-        } else if queues[h, default: []].count < request.handler.queue {
+        } else if waiting < request.handler.queue {
+            // Behind earlier requests even if a slot is free (a reload may have raised the limit).
             queues[h, default: []].append(Queued(request: request, argv: argv))
             queued += 1
+            startQueued(h)
             outcome = .dispatched
         } else {
             outcome = .busy
@@ -292,11 +295,11 @@ public final class ChildSupervisor {
 
     /// Starts queued requests of handler `h` while it has free slots.
     private func startQueued(_ h: Int) {
-        while var waiting = queues[h], !waiting.isEmpty {
-            let next = waiting[0]
+        guard var waiting = queues.removeValue(forKey: h) else { return }
+        defer { if !waiting.isEmpty { queues[h] = waiting } }
+        while let next = waiting.first {
             guard runningByHandler[h, default: 0] < max(1, next.request.handler.maxConcurrent) else { return }
             waiting.removeFirst()
-            queues[h] = waiting.isEmpty ? nil : waiting
             queued -= 1
             if let failure = start(next.request, argv: next.argv) {
                 pending.append(.exit(ChildExit(

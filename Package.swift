@@ -30,5 +30,6 @@ let package = Package(
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore"]),
+        .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem"]),
     ]
 )

@@ -1,0 +1,463 @@
+import CShims
+@preconcurrency import Glibc
+import TapgridCore
+import TapgridSystem
+
+/// Runs the children of `url` and `script` handlers: validates each tap against the handler's
+/// policy, starts children without a shell (own process group, clean signal state, no inherited
+/// descriptors, stdin `/dev/null`, an allow-listed environment), reads their output line by line,
+/// enforces timeouts, limits concurrency per handler, and reaps every child.
+///
+/// **Loop-owned.** Create, call and drop it on the daemon's single event-loop thread only; it is
+/// deliberately not `Sendable`. It never blocks: children are watched through pidfds and
+/// non-blocking pipes registered in the loop's epoll, reaped with `waitpid(WNOHANG)` only once
+/// their pidfd is readable, and deadlines are handled in `handleTimers`.
+///
+/// The loop's side of the contract:
+/// - route every epoll event whose `data >> 56` is `ChildSupervisor.epollTag` (the supervisor
+///   only uses 0x10 of the 0x10...0x1F range) to `handle(data:events:)`;
+/// - call `handleTimers(nowNanos:)` after each wake-up (at least when `nextDeadlineNanos`,
+///   `CLOCK_MONOTONIC` / `Clock.monotonicNanos()`, has passed) and bound its `epoll_wait`
+///   timeout by `nextDeadlineNanos`;
+/// - must not reap children itself (`waitpid(-1)` on SIGCHLD would steal exit statuses).
+///
+/// Callbacks are made from inside `submit`, `handle`, `handleTimers` and `beginShutdown`, at the
+/// end of the call, once the supervisor's state is consistent; they may call back into the
+/// supervisor (e.g. `submit` from `onExit`). Per child, output lines come in order and the
+/// lines read up to its exit come before its `ChildExit`.
+///
+/// Choices:
+/// - **Exactly one `ChildExit` per `.dispatched` submit.** A queued request that cannot be
+///   spawned when its turn comes, or that `beginShutdown` drops, gets a `ChildExit` with
+///   `pid == 0` and `failure` set (no output line). `.denied`/`.failed`/`.busy` submits get none.
+/// - **Pipes after exit.** When a child exits, its pipes are drained of what is already there,
+///   then the exit is reported at once (never waiting for end of file: a background grandchild
+///   may hold the pipes open). Pipes still open stay registered for `outputLingerNanos`
+///   (default 2 s) to catch trailing output, then are closed; a grandchild writing to them
+///   afterwards gets `EPIPE`/`SIGPIPE` (detach with `>/dev/null 2>&1`). During shutdown they are
+///   closed at once. No descriptor outlives that.
+/// - **Timeouts.** `timeoutSeconds` after the spawn, SIGTERM goes to the child's whole process
+///   group; `killGraceSeconds` later SIGKILL if the child has not exited. When a child that was
+///   sent SIGTERM exits, SIGKILL goes to its group *before* it is reaped (the unreaped leader
+///   keeps the group id from being reused), so grandchildren that ignore SIGTERM die with it.
+///   A child that exits on its own is not chased: its background processes may live on.
+///   Non-positive timeouts mean none.
+/// - **Shutdown.** `beginShutdown` drops queued requests (reporting each as above), sends
+///   SIGTERM to every running group and SIGKILL after the grace; later `submit`s fail.
+public final class ChildSupervisor {
+    /// The top byte of every epoll `data` value the supervisor registers.
+    public static let epollTag: UInt8 = 0x10
+
+    /// Whether an epoll event belongs to the supervisor (top byte 0x10...0x1F).
+    public static func owns(_ data: UInt64) -> Bool { (0x10...0x1F).contains(data >> 56) }
+
+    /// How long a reaped child's pipes stay open for trailing output (default 2 s).
+    public var outputLingerNanos: UInt64 = 2_000_000_000
+
+    private let epollFD: CInt
+    private let inheritedEnvironment: [String]
+    private let onExit: (ChildExit) -> Void
+    private let onOutput: (ChildOutputLine) -> Void
+
+    private var children: [UInt64: SupervisedChild] = [:]
+    private var runningByHandler: [Int: Int] = [:]
+    private var queues: [Int: [Queued]] = [:]
+    private var running = 0
+    private var queued = 0
+    private var nextID: UInt64 = 1
+    private var shuttingDown = false
+    /// Children killed after a failed epoll registration; polled with `WNOHANG` until reaped.
+    private var unwatched: [pid_t] = []
+    private var pending: [Pending] = []
+    private var delivering = false
+    private let readBuffer: UnsafeMutableRawBufferPointer
+
+    private struct Queued {
+        var request: ChildRequest
+        var argv: [String]
+    }
+
+    private enum Pending {
+        case output(ChildOutputLine)
+        case exit(ChildExit)
+    }
+
+    /// Reads per pipe event (each up to 16 KiB), so one chatty child cannot hog the loop; epoll
+    /// is level-triggered and reports the rest on the next wait.
+    private static let readsPerEvent = 4
+    /// Reads per pipe when draining after the child exited.
+    private static let readsAtExit = 16
+    private static let unwatchedPollNanos: UInt64 = 50_000_000
+
+    /// - Parameters:
+    ///   - epollFD: the loop's epoll descriptor; the supervisor adds and removes its own fds.
+    ///   - environment: the daemon's own environment; only `PATH`, `HOME`, `LANG`, `TZ` reach children.
+    ///   - onExit: one call per dispatched request (see the type's documentation).
+    ///   - onOutput: one call per line of a child's stdout or stderr.
+    public init(
+        epollFD: CInt, environment: [String: String], onExit: @escaping (ChildExit) -> Void,
+        onOutput: @escaping (ChildOutputLine) -> Void
+    ) {
+        self.epollFD = epollFD
+        self.inheritedEnvironment = ChildEnvironment.inheritedEntries(from: environment)
+        self.onExit = onExit
+        self.onOutput = onOutput
+        self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+    }
+
+    /// Closes every descriptor still held and SIGKILLs the groups of children not yet reaped
+    /// (they stay zombies until the process exits: drop the supervisor only when `isIdle`).
+    deinit {
+        for child in children.values {
+            if !child.reaped { try? Spawn.killGroup(child.pid, signal: SIGKILL) }
+            if child.pidfd >= 0 { FD.close(child.pidfd) }
+            for fd in child.pipes where fd >= 0 { FD.close(fd) }
+        }
+        for pid in unwatched { _ = try? Spawn.reap(pid) }
+        readBuffer.deallocate()
+    }
+
+    // MARK: - Public state
+
+    /// Children started and not yet reaped.
+    public var runningCount: Int { running }
+    /// Requests waiting for a free slot of their handler.
+    public var queuedCount: Int { queued }
+    /// Nothing running, queued, or holding descriptors: the loop may exit after shutdown.
+    public var isIdle: Bool { children.isEmpty && unwatched.isEmpty && queued == 0 }
+
+    /// The earliest `CLOCK_MONOTONIC` time at which `handleTimers` has work, or nil.
+    public var nextDeadlineNanos: UInt64? {
+        var next: UInt64? = nil
+        for child in children.values {
+            if let d = child.nextDeadline, next == nil || d < next! { next = d }
+        }
+        if !unwatched.isEmpty {
+            let poll = Clock.monotonicNanos() &+ Self.unwatchedPollNanos
+            if next == nil || poll < next! { next = poll }
+        }
+        return next
+    }
+
+    // MARK: - Submitting
+
+    /// Validates `request` against its handler, then starts its child now, queues it, or refuses.
+    /// Never blocks (spawning is `posix_spawn`, which returns once the child has exec'd).
+    /// - Returns: `.denied` for policy refusals, `.failed` when the child cannot be started now
+    ///   (nothing is left behind), `.busy` when the handler's queue is full, else `.dispatched`.
+    public func submit(_ request: ChildRequest) -> SubmitOutcome {
+        if shuttingDown { return .failed("the daemon is shutting down") }
+        guard request.handler.spawnsChildren else {
+            return .failed("handler \(request.handler.name) (\(request.handler.typeName)) does not start children")
+        }
+        let argv: [String]
+        switch ChildCommand.decide(request) {
+        case .denied(let reason): return .denied(reason)
+        case .failed(let reason): return .failed(reason)
+        case .run(let command): argv = command
+        }
+        let h = request.handlerIndex
+        let outcome: SubmitOutcome
+        let waiting = queues[h]?.count ?? 0
+        if waiting == 0 && runningByHandler[h, default: 0] < max(1, request.handler.maxConcurrent) {
+            if let failure = start(request, argv: argv) { return .failed(failure) }
+            outcome = .dispatched
+        } else if waiting < request.handler.queue {
+            // Behind earlier requests even if a slot is free (a reload may have raised the limit).
+            queues[h, default: []].append(Queued(request: request, argv: argv))
+            queued += 1
+            startQueued(h)
+            outcome = .dispatched
+        } else {
+            outcome = .busy
+        }
+        deliver()
+        return outcome
+    }
+
+    // MARK: - Events
+
+    /// Handles one epoll event registered by the supervisor (others are ignored): a pidfd
+    /// became readable (the child exited: it is reaped and reported), or a pipe has data or
+    /// was hung up (lines are delivered; at end of file the pipe is closed).
+    public func handle(data: UInt64, events: EpollEvents) {
+        guard let (kind, id) = ChildEpollData.decode(data), let child = children[id] else { return }
+        switch kind {
+        case .pidfd:
+            if child.pidfd >= 0 { childExited(child) }
+        case .stdout:
+            read(child, .stdout, maxReads: Self.readsPerEvent)
+        case .stderr:
+            read(child, .stderr, maxReads: Self.readsPerEvent)
+        }
+        deliver()
+    }
+
+    /// `handle(data:events:)` for an `EpollEvent`.
+    public func handle(event: EpollEvent) { handle(data: event.data, events: event.events) }
+
+    /// Sends due SIGTERMs (timeouts) and SIGKILLs (grace over), closes pipes whose linger is
+    /// over, and polls children that could not be watched.
+    public func handleTimers(nowNanos now: UInt64) {
+        var finished: [UInt64] = []
+        for child in children.values {
+            guard let due = child.nextDeadline, due <= now else { continue }
+            if child.reaped {
+                closePipes(child)
+                finished.append(child.id)
+            } else if !child.sentTerm {
+                child.timedOut = true
+                terminate(child, now: now, graceNanos: child.killGraceNanos)
+            } else if !child.sentKill {
+                kill(child)
+            }
+        }
+        for id in finished { children[id] = nil }
+        pollUnwatched()
+        deliver()
+    }
+
+    // MARK: - Shutdown
+
+    /// Drops every queued request (each reported by `onExit` with `failure` set), sends SIGTERM
+    /// to every running child's group and SIGKILL `graceNanos` later (at once when 0); closes
+    /// lingering pipes. Later `submit`s return `.failed`. Calling it again can only shorten the
+    /// grace. Keep running the loop until `isIdle`.
+    public func beginShutdown(graceNanos: UInt64) {
+        shuttingDown = true
+        var dropped: [Queued] = []
+        for (_, waiting) in queues { dropped += waiting }
+        queues.removeAll()
+        queued = 0
+        dropped.sort { $0.request.seq < $1.request.seq }
+        for q in dropped {
+            pending.append(.exit(ChildExit(
+                seq: q.request.seq, pid: 0, handler: q.request.handler.name, status: nil, signal: nil,
+                timedOut: false, durationMs: 0, failure: "dropped: the daemon is shutting down")))
+        }
+        let now = Clock.monotonicNanos()
+        var finished: [UInt64] = []
+        for child in children.values {
+            if child.reaped {
+                closePipes(child)
+                finished.append(child.id)
+            } else if !child.sentTerm {
+                terminate(child, now: now, graceNanos: graceNanos)
+            } else if !child.sentKill {
+                let deadline = now &+ graceNanos
+                if graceNanos == 0 { kill(child) } else if deadline < (child.killDeadline ?? .max) { child.killDeadline = deadline }
+            }
+        }
+        for id in finished { children[id] = nil }
+        deliver()
+    }
+
+    // MARK: - Starting
+
+    /// Spawns and registers a child. - Returns: nil, or why it could not be started.
+    private func start(_ request: ChildRequest, argv: [String]) -> String? {
+        let environment = ChildEnvironment.entries(inherited: inheritedEnvironment, for: request)
+        let pid: pid_t, pidfd: CInt, out: CInt, err: CInt
+        do throws(SystemError) {
+            let child = try Spawn.run(argv, environment: environment)
+            pid = child.pid
+            pidfd = child.pidfd.release()
+            out = child.stdout.release()
+            err = child.stderr.release()
+        } catch {
+            return error.description
+        }
+        let id = nextID
+        nextID += 1
+        var registered: [CInt] = []
+        do throws(Errno) {
+            for (fd, kind) in [(pidfd, ChildEpollData.Kind.pidfd), (out, .stdout), (err, .stderr)] {
+                _ = try retryingEINTR { cshims_epoll_ctl(epollFD, CSHIMS_EPOLL_CTL_ADD, fd, CSHIMS_EPOLLIN, ChildEpollData.make(kind, id: id)) }
+                registered.append(fd)
+            }
+        } catch {
+            for fd in registered { _ = epollRemove(fd) }
+            FD.close(pidfd)
+            FD.close(out)
+            FD.close(err)
+            try? Spawn.killGroup(pid, signal: SIGKILL)
+            unwatched.append(pid)
+            return "cannot watch child \(pid) of \(argv[0]): \(error)"
+        }
+        let child = SupervisedChild(
+            id: id, request: request, pid: pid, pidfd: pidfd, stdout: out, stderr: err,
+            startNanos: Clock.monotonicNanos())
+        children[id] = child
+        running += 1
+        runningByHandler[request.handlerIndex, default: 0] += 1
+        return nil
+    }
+
+    /// Starts queued requests of handler `h` while it has free slots.
+    private func startQueued(_ h: Int) {
+        guard var waiting = queues.removeValue(forKey: h) else { return }
+        defer { if !waiting.isEmpty { queues[h] = waiting } }
+        while let next = waiting.first {
+            guard runningByHandler[h, default: 0] < max(1, next.request.handler.maxConcurrent) else { return }
+            waiting.removeFirst()
+            queued -= 1
+            if let failure = start(next.request, argv: next.argv) {
+                pending.append(.exit(ChildExit(
+                    seq: next.request.seq, pid: 0, handler: next.request.handler.name, status: nil, signal: nil,
+                    timedOut: false, durationMs: 0, failure: failure)))
+            }
+        }
+    }
+
+    // MARK: - Exit
+
+    private func childExited(_ child: SupervisedChild) {
+        if child.sentTerm && !child.sentKill {
+            // The leader is still unreaped, so its group id cannot have been reused: finish off
+            // anything in the group that survived the SIGTERM.
+            try? Spawn.killGroup(child.pid, signal: SIGKILL)
+            child.sentKill = true
+        }
+        var status: ChildExitStatus? = nil
+        do throws(Errno) {
+            guard let s = try Spawn.reap(child.pid) else { return }  // not exited after all: wait for the next event
+            status = s
+        } catch {
+            // ECHILD: someone else reaped it; the status is lost.
+        }
+        let now = Clock.monotonicNanos()
+        _ = epollRemove(child.pidfd)
+        FD.close(child.pidfd)
+        child.pidfd = -1
+        child.reaped = true
+        running -= 1
+        runningByHandler[child.handlerIndex, default: 1] -= 1
+        if runningByHandler[child.handlerIndex] == 0 { runningByHandler[child.handlerIndex] = nil }
+
+        read(child, .stdout, maxReads: Self.readsAtExit)
+        read(child, .stderr, maxReads: Self.readsAtExit)
+        if child.hasOpenPipes {
+            if shuttingDown || outputLingerNanos == 0 {
+                closePipes(child)
+            } else {
+                child.lingerDeadline = now &+ outputLingerNanos
+            }
+        }
+        if !child.hasOpenPipes { children[child.id] = nil }
+
+        var code: Int32? = nil
+        var signal: String? = nil
+        switch status {
+        case .exited(let c)?: code = c
+        case .signaled(let s)?: signal = Signals.name(s)
+        case nil: break
+        }
+        let elapsed = now >= child.startNanos ? now - child.startNanos : 0
+        pending.append(.exit(ChildExit(
+            seq: child.seq, pid: child.pid, handler: child.handlerName, status: code, signal: signal,
+            timedOut: child.timedOut, durationMs: Int64(elapsed / 1_000_000))))
+        startQueued(child.handlerIndex)
+    }
+
+    private func pollUnwatched() {
+        unwatched.removeAll { pid in
+            do throws(Errno) { return try Spawn.reap(pid) != nil } catch { return true }
+        }
+    }
+
+    // MARK: - Signals
+
+    private func terminate(_ child: SupervisedChild, now: UInt64, graceNanos: UInt64) {
+        try? Spawn.killGroup(child.pid, signal: SIGTERM)
+        child.sentTerm = true
+        child.killDeadline = now &+ graceNanos
+        if graceNanos == 0 { kill(child) }
+    }
+
+    private func kill(_ child: SupervisedChild) {
+        try? Spawn.killGroup(child.pid, signal: SIGKILL)
+        child.sentKill = true
+    }
+
+    // MARK: - Output
+
+    /// Reads what is available on one pipe (at most `maxReads` reads), queues the lines, and
+    /// closes the pipe at end of file (or on a read error).
+    private func read(_ child: SupervisedChild, _ stream: ChildStream, maxReads: Int) {
+        let fd = child.pipes[stream.rawValue]
+        guard fd >= 0 else { return }
+        var lines: [(ChildStream, String)] = []
+        var atEnd = false
+        reading: for _ in 0..<maxReads {
+            let outcome: FD.IOResult
+            do throws(Errno) { outcome = try FD.read(fd, into: readBuffer) } catch {
+                atEnd = true
+                break reading
+            }
+            switch outcome {
+            case .transferred(0):
+                atEnd = true
+                break reading
+            case .transferred(let n):
+                child.output.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), stream: stream, into: &lines)
+            case .wouldBlock:
+                break reading
+            }
+        }
+        if atEnd {
+            child.output.flush(stream, into: &lines)
+            closePipe(child, stream)
+        }
+        queue(lines, of: child)
+        if child.reaped && !child.hasOpenPipes { children[child.id] = nil }
+    }
+
+    /// Flushes partial lines and closes both pipes (linger over, or shutting down).
+    private func closePipes(_ child: SupervisedChild) {
+        var lines: [(ChildStream, String)] = []
+        for stream in [ChildStream.stdout, .stderr] where child.pipes[stream.rawValue] >= 0 {
+            child.output.flush(stream, into: &lines)
+            closePipe(child, stream)
+        }
+        queue(lines, of: child)
+    }
+
+    private func closePipe(_ child: SupervisedChild, _ stream: ChildStream) {
+        let fd = child.pipes[stream.rawValue]
+        guard fd >= 0 else { return }
+        _ = epollRemove(fd)
+        FD.close(fd)
+        child.pipes[stream.rawValue] = -1
+    }
+
+    private func queue(_ lines: [(ChildStream, String)], of child: SupervisedChild) {
+        for (stream, text) in lines {
+            pending.append(.output(ChildOutputLine(seq: child.seq, handler: child.handlerName, stream: stream.name, text: text)))
+        }
+    }
+
+    // MARK: - Delivery
+
+    /// Makes the queued callbacks, in order; re-entrant calls leave theirs to the outer loop.
+    private func deliver() {
+        if delivering { return }
+        delivering = true
+        defer { delivering = false }
+        var k = 0
+        while k < pending.count {
+            let event = pending[k]
+            k += 1
+            switch event {
+            case .output(let line): onOutput(line)
+            case .exit(let exit): onExit(exit)
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - epoll
+
+    private func epollRemove(_ fd: CInt) -> Bool {
+        (try? retryingEINTR { cshims_epoll_ctl(epollFD, CSHIMS_EPOLL_CTL_DEL, fd, 0, 0) }) != nil
+    }
+}

@@ -81,7 +81,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": #"{"cols": [{"size": "auto"}]}"#])
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
-        #expect(result.out.contains(#"error: other.json: layout "other", grid 0: "size": "auto" is not a size"#))
+        #expect(result.out.contains(#"error: \#(dir)/other.json: layout "other", grid 0: "size": "auto" is not a size"#))
     }
 
     @Test func missingFileIsAnError() {

@@ -74,7 +74,7 @@ extension ConfigParser {
                 diagnostics.append(problem)
                 return nil
             }
-            gridFile = relative
+            gridFile = shownPath(relative)
         default:
             error("\(path).grid", "expected a grid dictionary or the path of a JSON file holding one, found \(gridValue.typeDescription)")
             return nil

@@ -64,6 +64,13 @@ public struct ConfigParser {
         diagnostics.append(Diagnostic(.warning, file: file, path.isEmpty ? message : "\(path): \(message)"))
     }
 
+    /// A path from the config as messages show it: relative to where the config file was named
+    /// from (`examples/layouts/settings.json` for `examples/tapgrid.json`), so it can be opened.
+    func shownPath(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
+        return String(file[...slash]) + path
+    }
+
     /// `path` made absolute against the config's folder.
     func resolvePath(_ path: String) -> String {
         if path.hasPrefix("/") || directory.isEmpty { return path }

@@ -29,6 +29,6 @@ let package = Package(
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd"]),
     ]
 )

@@ -55,7 +55,7 @@ extension Daemon {
         closeListener()
         eventLog.close()
         phase = .finished
-        log.info("stopped")
+        log.info("stopped cleanly")
     }
 
     /// Stops accepting and removes the socket file, if it is still the one we created.

@@ -96,10 +96,11 @@ extension Daemon {
         flush(client)
     }
 
-    /// Reads what is available (a bounded amount per event, for fairness), then handles lines.
+    /// Reads what is available (4 chunks per event, for fairness; at shutdown up to 1 MiB, what
+    /// the kernel already holds for us), then handles the complete lines.
     func readFrom(_ client: Client, untilDrained: Bool = false) {
         var rounds = 0
-        reading: while untilDrained || rounds < 4 {
+        reading: while rounds < (untilDrained ? 64 : 4) {
             rounds += 1
             let outcome: FD.IOResult
             do throws(Errno) {

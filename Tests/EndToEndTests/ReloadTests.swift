@@ -92,3 +92,36 @@ extension EndToEnd {
         #expect(!FileManager.default.fileExists(atPath: dir + "/d.sock"))
     }
 }
+
+extension EndToEnd {
+    @Test func socketPrecedence() throws {
+        // --socket beats $TAPGRID_SOCKET, which beats the config's socket.path.
+        let cli = try DaemonProcess(
+            arguments: ["--socket", "$DIR/cli.sock"], environment: ["TAPGRID_SOCKET": "$DIR/env.sock"], socketName: "cli.sock")
+        #expect(try cli.connect().request(#"{"op":"status"}"#).int("generation") == 1)
+        #expect(!FileManager.default.fileExists(atPath: cli.dir + "/env.sock"))
+        #expect(cli.stderr.contains("listening on \(cli.dir)/cli.sock"))
+        let env = try DaemonProcess(environment: ["TAPGRID_SOCKET": "$DIR/env.sock"], socketName: "env.sock")
+        #expect(try env.connect().request(#"{"op":"status"}"#).int("generation") == 1)
+        #expect(!FileManager.default.fileExists(atPath: env.dir + "/d.sock"))
+    }
+
+    @Test func clientGoneDuringReload() throws {
+        let daemon = try DaemonProcess()
+        for _ in 0..<5 {
+            let c = try daemon.connect()
+            c.send("{\"op\":\"reload\"}\n{\"x\":50,\"y\":50}\n")
+            c.close()
+        }
+        let c = try daemon.connect()
+        var generation = 0
+        for _ in 0..<100 {
+            generation = try c.request(#"{"op":"status"}"#).int("generation") ?? 0
+            if generation >= 2 { break }
+            usleep(20_000)
+        }
+        #expect(generation >= 2)
+        #expect(try c.request(#"{"op":"reload"}"#)["ok"] as? Bool == true)
+        #expect(try daemon.stop() == 0)
+    }
+}

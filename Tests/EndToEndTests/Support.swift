@@ -80,20 +80,24 @@ final class DaemonProcess {
     let stderrPath: String
     let process = Process()
 
-    init(config: String = standardConfig(), arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// - Parameter socketName: the socket file the daemon is expected to listen on, in its folder.
+    init(
+        config: String = standardConfig(), arguments: [String] = [], environment: [String: String] = [:],
+        socketName: String = "d.sock"
+    ) throws {
         dir = try makeTempDir()
         configPath = dir + "/tapgrid.json"
-        socketPath = dir + "/d.sock"
+        socketPath = dir + "/" + socketName
         eventLogPath = dir + "/events.jsonl"
         stderrPath = dir + "/stderr.txt"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: daemonBinary)
-        process.arguments = ["--config", configPath] + arguments
+        process.arguments = ["--config", configPath] + arguments.map { $0.replacingOccurrences(of: "$DIR", with: dir) }
         var env = ProcessInfo.processInfo.environment
         env["TAPGRID_SOCKET"] = nil
         env["TAPGRID_CONFIG"] = nil
-        for (k, v) in environment { env[k] = v }
+        for (k, v) in environment { env[k] = v.replacingOccurrences(of: "$DIR", with: dir) }
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)

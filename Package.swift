@@ -29,7 +29,8 @@ let package = Package(
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore"]),
+        // Runs the built binaries, so it depends on them to have `swift test` relink them first.
+        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd", "tapgrid"]),
         .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem"]),
     ]
 )

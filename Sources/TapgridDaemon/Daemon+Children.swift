@@ -1,0 +1,33 @@
+import TapgridCore
+import TapgridSystem
+
+/// What the child supervisor reports back: exits go to the event log, output lines to stderr.
+extension Daemon {
+    func childExited(_ exit: ChildExit) {
+        if eventLog.isEnabled {
+            eventLog.begin()
+            ReplyWriter.raw(#""seq":"#, &eventLog.record)
+            ReplyWriter.uint(exit.seq, &eventLog.record)
+            ReplyWriter.raw(#","event":"exit","#, &eventLog.record)
+            if let signal = exit.signal {
+                ReplyWriter.raw(#""signal":"#, &eventLog.record)
+                JSONWriter.appendString(signal, to: &eventLog.record)
+                if exit.timedOut { ReplyWriter.raw(#","timedOut":true"#, &eventLog.record) }
+            } else {
+                ReplyWriter.raw(#""status":"#, &eventLog.record)
+                JSONWriter.appendInt(Int64(exit.status ?? -1), to: &eventLog.record)
+            }
+            ReplyWriter.raw(#","durationMs":"#, &eventLog.record)
+            JSONWriter.appendInt(exit.durationMs, to: &eventLog.record)
+            _ = eventLog.commit()
+        }
+        let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
+            ?? "exited with status \(exit.status ?? -1)"
+        let text = "seq \(exit.seq): \(exit.handler) child \(exit.pid) \(how) after \(exit.durationMs) ms"
+        if exit.status == 0 { log.info(text) } else { log.warning(text) }
+    }
+
+    func childOutput(_ line: ChildOutputLine) {
+        log.info("seq \(line.seq) \(line.handler) \(line.stream): \(line.text)")
+    }
+}

@@ -1,0 +1,225 @@
+import TapgridCore
+import TapgridSystem
+
+/// The hot path: hit-test, debounce, route, log, reply. Everything is written straight into the
+/// event log's and the client's reusable byte buffers; no Foundation, no Strings built per tap
+/// (children are the exception: starting a process costs far more than its request's strings).
+extension Daemon {
+    func handleTap(_ client: Client, _ request: Request, id: UnsafeBufferPointer<UInt8>?, checkOnly: Bool) {
+        guard let x = request.x else {
+            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, &client.output)
+            return
+        }
+        guard let y = request.y else {
+            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, &client.output)
+            return
+        }
+        let layoutIndex: Int
+        if let name = request.layout {
+            guard let index = config.layoutIndex(named: name) else {
+                ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, &client.output)
+                return
+            }
+            layoutIndex = index
+        } else {
+            layoutIndex = currentLayout
+        }
+        let layout = config.layouts[layoutIndex]
+        let grid = layout.resolved.hit(x: x, y: y)
+        let info = grid.flatMap { layout.tree.info(of: $0) }
+        let slot = info?.handler ?? -1
+        var outcome = Outcome.checked
+        var reason: String? = nil
+        var tapSeq: UInt64 = 0
+        if !checkOnly {
+            seq += 1
+            taps += 1
+            tapSeq = seq
+            let now = Clock.monotonicNanos()
+            if grid == nil {
+                outcome = .miss
+            } else if slot < 0 {
+                outcome = .unrouted
+            } else if isSuppressed(layout: layoutIndex, grid: grid!, explicitLayout: request.layout != nil, now: now) {
+                outcome = .suppressed
+            } else {
+                (outcome, reason) = route(
+                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: info!, x: x, y: y, now: now)
+                if outcome == .dispatched && layout.debounceMs > 0 {
+                    lastDispatch[UInt64(layoutIndex) << 32 | UInt64(grid!)] = now
+                }
+            }
+            outcomeCounts[outcome.rawValue] += 1
+        }
+
+        // The event-log record goes out before the reply is queued: a client never sees a reply
+        // for a tap the log does not have (unless the reply says "logged": false).
+        var logged = true
+        if !checkOnly && eventLog.isEnabled {
+            eventLog.begin()
+            ReplyWriter.raw(#""seq":"#, &eventLog.record)
+            ReplyWriter.uint(tapSeq, &eventLog.record)
+            ReplyWriter.raw(#","layout":"#, &eventLog.record)
+            JSONWriter.appendString(layout.name, to: &eventLog.record)
+            ReplyWriter.raw(#","generation":"#, &eventLog.record)
+            ReplyWriter.uint(generation, &eventLog.record)
+            ReplyWriter.raw(#","x":"#, &eventLog.record)
+            JSONWriter.appendNumber(x, to: &eventLog.record)
+            ReplyWriter.raw(#","y":"#, &eventLog.record)
+            JSONWriter.appendNumber(y, to: &eventLog.record)
+            ReplyWriter.raw(#","hit":"#, &eventLog.record)
+            if let grid {
+                ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &eventLog.record)
+            } else {
+                ReplyWriter.raw("null", &eventLog.record)
+            }
+            ReplyWriter.raw(#","name":"#, &eventLog.record)
+            appendName(info, &eventLog.record)
+            ReplyWriter.raw(#","tag":"#, &eventLog.record)
+            appendTag(info, &eventLog.record)
+            ReplyWriter.raw(#","actionData":"#, &eventLog.record)
+            appendActionData(info, &eventLog.record)
+            ReplyWriter.raw(#","handler":"#, &eventLog.record)
+            appendHandler(slot, &eventLog.record)
+            ReplyWriter.raw(#","outcome":""#, &eventLog.record)
+            ReplyWriter.raw(outcome.name, &eventLog.record)
+            eventLog.record.append(0x22)
+            logged = eventLog.commit()
+        }
+
+        var out = client.output
+        client.output = []
+        out.append(0x7B)
+        ReplyWriter.id(id, &out)
+        if !checkOnly {
+            ReplyWriter.raw(#""seq":"#, &out)
+            ReplyWriter.uint(tapSeq, &out)
+            out.append(0x2C)
+        }
+        ReplyWriter.raw(#""layout":"#, &out)
+        JSONWriter.appendString(layout.name, to: &out)
+        ReplyWriter.raw(#","generation":"#, &out)
+        ReplyWriter.uint(generation, &out)
+        ReplyWriter.raw(#","hit":"#, &out)
+        if let grid {
+            ReplyWriter.raw(#"{"path":"#, &out)
+            ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &out)
+            ReplyWriter.raw(#","name":"#, &out)
+            appendName(info, &out)
+            ReplyWriter.raw(#","tag":"#, &out)
+            appendTag(info, &out)
+            ReplyWriter.raw(#","actionData":"#, &out)
+            appendActionData(info, &out)
+            out.append(0x7D)
+        } else {
+            ReplyWriter.raw("null", &out)
+        }
+        ReplyWriter.raw(#","handler":"#, &out)
+        appendHandler(slot, &out)
+        ReplyWriter.raw(#","outcome":""#, &out)
+        ReplyWriter.raw(outcome.name, &out)
+        out.append(0x22)
+        if let reason {
+            ReplyWriter.raw(#","reason":"#, &out)
+            JSONWriter.appendString(reason, to: &out)
+        }
+        if !logged { ReplyWriter.raw(#","logged":false"#, &out) }
+        ReplyWriter.raw("}\n", &out)
+        client.output = out
+        if log.verbose {
+            log.debug("tap seq=\(tapSeq) layout=\(layout.name) x=\(x) y=\(y) outcome=\(outcome)")
+        }
+    }
+
+    /// Debounce (contract, "Socket protocol"): a grid that had a tap dispatched within the
+    /// layout's `debounceMs`, or a tap without an explicit `layout` right after a layout switch.
+    private func isSuppressed(layout: Int, grid: Int, explicitLayout: Bool, now: UInt64) -> Bool {
+        if !explicitLayout && now < switchQuietUntil { return true }
+        let window = UInt64(max(0, config.layouts[layout].debounceMs)) * 1_000_000
+        guard window > 0, let last = lastDispatch[UInt64(layout) << 32 | UInt64(grid)] else { return false }
+        return now &- last < window
+    }
+
+    /// Runs the grid's handler; returns the outcome and, for denied/failed, why.
+    private func route(
+        slot: Int, layoutIndex: Int, grid: Int, info: GridInfo, x: Double, y: Double, now: UInt64
+    ) -> (Outcome, String?) {
+        let handler = config.handlers[slot]
+        switch handler.kind {
+        case .layout:
+            guard case .string(let name)? = info.actionData else {
+                return (.denied, "a layout handler needs actionData naming a layout")
+            }
+            guard let target = config.layoutIndex(named: name) else {
+                return (.denied, "unknown layout \(jsonEscaped(name))")
+            }
+            let quietMs = max(config.layouts[currentLayout].debounceMs, config.layouts[target].debounceMs)
+            switchQuietUntil = quietMs > 0 ? now + UInt64(quietMs) * 1_000_000 : 0
+            if target != currentLayout { log.info("layout \(name) is current (seq \(seq), handler \(handler.name))") }
+            currentLayout = target
+            return (.dispatched, nil)
+        case .log:
+            writeLogHandlerLine(handler: slot, layoutIndex: layoutIndex, grid: grid, info: info)
+            return (.dispatched, nil)
+        case .url, .script:
+            let layout = config.layouts[layoutIndex]
+            let request = ChildRequest(
+                handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: grid),
+                name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y, seq: seq)
+            switch supervisor.submit(request) {
+            case .dispatched: return (.dispatched, nil)
+            case .busy: return (.busy, nil)
+            case .denied(let why):
+                log.info("seq \(seq): handler \(handler.name) denied the tap: \(why)")
+                return (.denied, why)
+            case .failed(let why):
+                log.warning("seq \(seq): handler \(handler.name) failed: \(why)")
+                return (.failed, why)
+            }
+        }
+    }
+
+    /// A `log` handler's record: one structured line on stderr (the journal under systemd).
+    private func writeLogHandlerLine(handler: Int, layoutIndex: Int, grid: Int, info: GridInfo) {
+        let layout = config.layouts[layoutIndex]
+        lineScratch.removeAll(keepingCapacity: true)
+        log.appendPrefix(.info, to: &lineScratch)
+        ReplyWriter.raw("tap seq=", &lineScratch)
+        ReplyWriter.uint(seq, &lineScratch)
+        ReplyWriter.raw(" layout=", &lineScratch)
+        JSONWriter.appendString(layout.name, to: &lineScratch)
+        ReplyWriter.raw(" grid=", &lineScratch)
+        ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &lineScratch)
+        ReplyWriter.raw(" name=", &lineScratch)
+        appendName(info, &lineScratch)
+        ReplyWriter.raw(" tag=", &lineScratch)
+        appendTag(info, &lineScratch)
+        ReplyWriter.raw(" handler=", &lineScratch)
+        JSONWriter.appendString(config.handlers[handler].name, to: &lineScratch)
+        ReplyWriter.raw(" actionData=", &lineScratch)
+        appendActionData(info, &lineScratch)
+        lineScratch.append(0x0A)
+        Log.writeStderr(lineScratch)
+    }
+
+    private func appendName(_ info: GridInfo?, _ out: inout [UInt8]) {
+        if let name = info?.name { JSONWriter.appendString(name, to: &out) } else { ReplyWriter.raw("null", &out) }
+    }
+
+    private func appendTag(_ info: GridInfo?, _ out: inout [UInt8]) {
+        if let tag = info?.tag, tag != 0 { JSONWriter.appendInt(tag, to: &out) } else { ReplyWriter.raw("null", &out) }
+    }
+
+    private func appendActionData(_ info: GridInfo?, _ out: inout [UInt8]) {
+        guard let info else {
+            ReplyWriter.raw("null", &out)
+            return
+        }
+        var text = info.actionDataJSON
+        text.withUTF8 { out.append(contentsOf: $0) }
+    }
+
+    private func appendHandler(_ slot: Int32, _ out: inout [UInt8]) {
+        if slot >= 0 { JSONWriter.appendString(config.handlers[Int(slot)].name, to: &out) } else { ReplyWriter.raw("null", &out) }
+    }
+}

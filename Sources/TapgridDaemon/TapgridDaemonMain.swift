@@ -1,0 +1,101 @@
+@preconcurrency import Glibc
+import TapgridArguments
+import TapgridConfig
+import TapgridCore
+import TapgridSystem
+
+/// `tapgridd`'s entry point as a library function, so the executable is one line.
+public enum TapgridDaemonMain {
+    /// The signals read through the signalfd; blocked in `main` before any thread exists, so every
+    /// later thread (the reload worker) inherits the mask and none of them is delivered normally.
+    static let handledSignals: [CInt] = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD]
+
+    /// Runs the daemon.
+    /// - Parameter arguments: the full command line, program name first.
+    /// - Returns: the exit code: 0 (clean shutdown, or `--check` of a valid config), 1 (invalid
+    ///   config, cannot listen), 64 (usage error).
+    public static func main(_ arguments: [String]) -> Int32 {
+        let options: DaemonOptions
+        do throws(UsageError) {
+            switch try DaemonCommand.parse(Array(arguments.dropFirst())) {
+            case .help(let text):
+                print(text, terminator: "")
+                return 0
+            case .version:
+                print(tapgridVersion)
+                return 0
+            case .run(let parsed): options = parsed
+            }
+        } catch {
+            Log.writeStderr(Array(error.stderrText.utf8))
+            return UsageError.exitCode
+        }
+        let environment = ProcessEnvironment.current()
+        let log = Log(verbose: options.verbose, journal: ProcessEnvironment.underJournal(environment))
+        let configPath = DefaultPaths.configPath(cli: options.config, environment: environment)
+
+        if options.check {
+            let (config, diagnostics) = ConfigLoader.load(path: configPath)
+            for diagnostic in diagnostics.all {
+                Log.writeStderr(Array("\(diagnostic.severity.rawValue): \(diagnostic.description)\n".utf8))
+            }
+            guard let config, !diagnostics.hasErrors else { return 1 }
+            Log.writeStderr(Array("\(configPath): valid, \(config.layouts.count) layout(s)\n".utf8))
+            return 0
+        }
+
+        // Signals first: before the reload worker or anything else could start a thread.
+        do throws(Errno) {
+            try Signals.block(handledSignals)
+        } catch {
+            log.error("cannot block signals: \(error)")
+            return 1
+        }
+        Signals.ignoreSIGPIPE()
+        let signals: SignalFD
+        do throws(Errno) {
+            signals = try SignalFD(signals: handledSignals)
+        } catch {
+            log.error("cannot create a signalfd: \(error)")
+            return 1
+        }
+        do throws(Errno) {
+            let limit = try CurrentProcess.raiseFileLimit()
+            log.debug("descriptor limit: \(limit)")
+        } catch {
+            log.warning("cannot raise the descriptor limit: \(error)")
+        }
+
+        let (loaded, diagnostics) = ConfigLoader.load(path: configPath)
+        for warning in diagnostics.warnings { log.warning(warning.description) }
+        guard let config = loaded, !diagnostics.hasErrors else {
+            for error in diagnostics.errors { log.error(error.description) }
+            if diagnostics.errors.isEmpty { log.error("\(configPath): the config could not be loaded") }
+            return 1
+        }
+
+        let socketPath = DefaultPaths.socketPath(
+            cli: options.socket, environment: environment, configSocketPath: config.socket.path)
+        let listener: OwnedFD
+        do throws(SystemError) {
+            listener = try UnixSocket.listen(path: socketPath, mode: mode_t(config.socket.mode), backlog: 1024)
+        } catch {
+            log.error(error.description)
+            return 1
+        }
+        let daemon: Daemon
+        do throws(Errno) {
+            daemon = try Daemon(
+                config: config, configPath: configPath, socketPath: socketPath, listener: listener,
+                signals: signals, log: log, environment: environment)
+        } catch {
+            log.error("cannot set up the event loop: \(error)")
+            unlink(socketPath)
+            return 1
+        }
+        log.info(
+            "listening on \(socketPath) (config \(configPath), generation 1, layout \(config.layouts[daemon.currentLayout].name), event log \(daemon.eventLog.path ?? "off"))"
+        )
+        return daemon.run()
+    }
+}

@@ -73,8 +73,8 @@ public struct ConfigParser {
 
     /// `path` made absolute against the config's folder.
     func resolvePath(_ path: String) -> String {
-        if path.hasPrefix("/") || directory.isEmpty { return path }
-        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+        if path.hasPrefix("/") || directory.isEmpty { return normalizedPath(path) }
+        return normalizedPath(directory + "/" + path)
     }
 
     // MARK: - Sections
@@ -193,4 +193,23 @@ public struct ConfigParser {
             return nil
         }
     }
+}
+
+/// `path` with `.` and `..` components and repeated slashes folded away, lexically (symlinks are
+/// not followed), so logs and `status` show `/srv/run/x.sock` rather than `/srv/examples/../run/x.sock`.
+public func normalizedPath(_ path: String) -> String {
+    let absolute = path.hasPrefix("/")
+    var parts: [Substring] = []
+    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+        if part == "." { continue }
+        if part == "..", let last = parts.last, last != ".." {
+            parts.removeLast()
+        } else if part == ".." && absolute {
+            continue
+        } else {
+            parts.append(part)
+        }
+    }
+    let joined = parts.joined(separator: "/")
+    return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
 }

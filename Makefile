@@ -38,9 +38,15 @@ run: build
 check-example: build
 	$(BIN)/tapgrid check examples/tapgrid.json
 
+# Engine figures (resolve, hit-test, config load, memory), then the daemon's tap path over its
+# socket against a C baseline server (needs a C compiler for the baseline).
+bench: DEB_PACKAGES += gcc
 bench: deps
 	$(SWIFT) build -j $(JOBS) -c release --product tapgrid-bench
+	$(SWIFT) build -j $(JOBS) -c release --product tapgridd
 	.build/release/tapgrid-bench
+	@echo
+	python3 Benchmarks/daemon-bench.py
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin

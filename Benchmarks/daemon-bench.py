@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""make bench, part 2: tapgridd's tap path over its real Unix socket, against a C baseline
+server doing the same system calls per line (read, one write(2) to a log file, one reply).
+
+Measures, for each server: lockstep round-trip latency (one client, one tap at a time;
+median and 99th percentile in microseconds), pipelined throughput (8 clients, batches of 64
+taps; taps per second, bounded by this Python client) and the server's own CPU time per tap
+under that load (from /proc/PID/stat: the client-independent cost). The daemon runs the release build with its event log on.
+Loopback only; bounded in count and time; it stops by itself."""
+import json, os, socket, statistics, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DAEMON = os.path.join(ROOT, ".build/release/tapgridd")
+
+CONFIG = {
+    "socket": {"path": "d.sock"}, "eventLog": {"path": "events.jsonl"},
+    "layouts": {"bench": {"width": 1000, "height": 1000, "grid": {"rows": [
+        {"size": "20%", "cols": [{"tag": i + 1} for i in range(100)]},
+        {"size": "fill", "matrix": {"cols": 50, "count": 2000, "margin": 1, "tag": 100}},
+    ]}}},
+    # Tags with no route: every tap is hit-tested, routed ("unrouted"), logged and answered.
+    "handlers": {"audit": {"type": "log"}}, "routes": [{"tags": [0], "handler": "audit"}],
+}
+
+def wait_for(path, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            s = socket.socket(socket.AF_UNIX); s.connect(path); s.close(); return
+        except OSError:
+            time.sleep(0.02)
+    raise SystemExit(f"server did not listen on {path}")
+
+def taps(n, seed):
+    x = seed
+    out = []
+    for _ in range(n):
+        x = (x * 1103515245 + 12345) % 2**31
+        out.append(b'{"x":%d.5,"y":%d}\n' % (x % 1000, (x >> 10) % 1000))
+    return out
+
+def latency(path, count=20000):
+    s = socket.socket(socket.AF_UNIX); s.connect(path)
+    f = s.makefile("rb")
+    lines = taps(count, 7)
+    samples = []
+    for line in lines:
+        t = time.perf_counter_ns()
+        s.sendall(line)
+        f.readline()
+        samples.append((time.perf_counter_ns() - t) / 1000)
+    s.close()
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.99)]
+
+def throughput(path, clients=8, batches=150, batch=64):
+    done = [0] * clients
+    def run(i):
+        s = socket.socket(socket.AF_UNIX); s.connect(path)
+        f = s.makefile("rb")
+        payload = b"".join(taps(batch, i + 1))
+        for _ in range(batches):
+            s.sendall(payload)
+            for _ in range(batch):
+                f.readline()
+            done[i] += batch
+        s.close()
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
+    t = time.perf_counter()
+    for th in threads: th.start()
+    for th in threads: th.join()
+    return sum(done) / (time.perf_counter() - t)
+
+def cpu_seconds(pid):
+    """User + system CPU time the process has used (from /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+def measure(name, argv, sock, cwd):
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(sock)
+        latency(sock, 2000)  # warm up
+        p50, p99 = latency(sock)
+        before = cpu_seconds(proc.pid)
+        clients, batches, batch = 8, 150, 64
+        rate = throughput(sock, clients, batches, batch)
+        cpu_us = (cpu_seconds(proc.pid) - before) / (clients * batches * batch) * 1e6
+        print(f"  {name:<10} round trip median {p50:6.1f} us, p99 {p99:6.1f} us; pipelined {rate:9.0f} taps/s"
+              f" (client-bound); server CPU {cpu_us:5.2f} us per tap")
+        return p50, cpu_us
+    finally:
+        proc.terminate(); proc.wait(10)
+
+def main():
+    if not os.path.exists(DAEMON):
+        raise SystemExit("build first: swift build -c release --product tapgridd")
+    with tempfile.TemporaryDirectory(prefix="tgbench") as tmp:
+        with open(os.path.join(tmp, "tapgrid.json"), "w") as f:
+            json.dump(CONFIG, f)
+        baseline = os.path.join(tmp, "baseline-server")
+        subprocess.run(["cc", "-O2", "-o", baseline, os.path.join(ROOT, "Benchmarks/baseline-server.c")], check=True)
+        print("Daemon tap path over the Unix socket (release build, event log on)")
+        d50, dcpu = measure("tapgridd", [DAEMON, "--config", "tapgrid.json"], os.path.join(tmp, "d.sock"), tmp)
+        c50, ccpu = measure("C baseline", [baseline, os.path.join(tmp, "c.sock"), os.path.join(tmp, "c.log")], os.path.join(tmp, "c.sock"), tmp)
+        with open(os.path.join(tmp, "events.jsonl"), "rb") as f:
+            records = sum(1 for _ in f)
+        print(f"  tapgridd / C: round trip {d50 / c50:.2f}x, server CPU per tap {dcpu / max(ccpu, 1e-9):.2f}x;"
+              f" {records} event-log records written")
+
+if __name__ == "__main__":
+    main()

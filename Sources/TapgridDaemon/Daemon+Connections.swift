@@ -104,7 +104,11 @@ extension Daemon {
             rounds += 1
             let outcome: FD.IOResult
             do throws(Errno) {
-                outcome = try FD.read(client.fd, appendingTo: &client.input, maxBytes: Client.readChunk)
+                // Into the loop's one read buffer, then only the bytes read into the client's input.
+                outcome = try FD.read(client.fd, into: readBuffer)
+                if case .transferred(let count) = outcome, count > 0 {
+                    client.input.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                }
             } catch {
                 log.debug("client \(client.slot): read: \(error)")
                 closeClient(client)
@@ -114,9 +118,12 @@ extension Daemon {
             case .transferred(0):
                 client.readClosed = true
                 break reading
-            case .transferred:
+            case .transferred(let count):
                 // Waiting for a reload, or past the line limit: stop pulling more than we will use.
                 if client.input.count > Client.maxLineBytes + 2 * Client.readChunk && !untilDrained { break reading }
+                // A short read drained the socket: skip the read that would only say EAGAIN (the
+                // level-triggered epoll reports the client again if more arrives meanwhile).
+                if count < Client.readChunk && !untilDrained { break reading }
             case .wouldBlock:
                 break reading
             }

@@ -54,6 +54,8 @@ final class Daemon {
     var switchQuietUntil: UInt64 = 0
     /// Reusable buffers of the hot path.
     var pathScratch: [Int32] = []
+    /// Every client read lands here first (allocated once, never freed: the daemon's lifetime).
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Client.readChunk, alignment: 16)
     var lineScratch: [UInt8] = []
 
     // MARK: Reload

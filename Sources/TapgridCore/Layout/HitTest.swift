@@ -124,5 +124,6 @@ struct HitWalker {
 
 extension Double {
     @inline(__always)
-    func clamped(_ low: Double, _ high: Double) -> Double { self < low ? low : (self > high ? high : self) }
+    /// NaN (from infinite rects in absurd layouts) clamps to `low`, so `Int()` never traps on it.
+    func clamped(_ low: Double, _ high: Double) -> Double { self >= low ? (self > high ? high : self) : low }
 }

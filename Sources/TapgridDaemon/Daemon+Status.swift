@@ -61,7 +61,7 @@ extension Daemon {
             for (k, grid) in layout.tree.preorder().enumerated() {
                 if k > 0 { out.append(0x2C) }
                 ReplyWriter.raw(#"{"path":"#, &out)
-                ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &out)
+                ReplyWriter.gridPath(layout.tree, grid, &out)
                 ReplyWriter.raw(#","rect":"#, &out)
                 ReplyWriter.rect(layout.resolved.rects[grid], &out)
                 if let info = layout.tree.info(of: grid) {

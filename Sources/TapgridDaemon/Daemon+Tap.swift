@@ -69,7 +69,7 @@ extension Daemon {
             JSONWriter.appendNumber(y, to: &eventLog.record)
             ReplyWriter.raw(#","hit":"#, &eventLog.record)
             if let grid {
-                ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &eventLog.record)
+                ReplyWriter.gridPath(layout.tree, grid, &eventLog.record)
             } else {
                 ReplyWriter.raw("null", &eventLog.record)
             }
@@ -103,7 +103,7 @@ extension Daemon {
         ReplyWriter.raw(#","hit":"#, &out)
         if let grid {
             ReplyWriter.raw(#"{"path":"#, &out)
-            ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &out)
+            ReplyWriter.gridPath(layout.tree, grid, &out)
             ReplyWriter.raw(#","name":"#, &out)
             appendName(info, &out)
             ReplyWriter.raw(#","tag":"#, &out)
@@ -189,7 +189,7 @@ extension Daemon {
         ReplyWriter.raw(" layout=", &lineScratch)
         JSONWriter.appendString(layout.name, to: &lineScratch)
         ReplyWriter.raw(" grid=", &lineScratch)
-        ReplyWriter.gridPath(layout.tree, grid, &pathScratch, &lineScratch)
+        ReplyWriter.gridPath(layout.tree, grid, &lineScratch)
         ReplyWriter.raw(" name=", &lineScratch)
         appendName(info, &lineScratch)
         ReplyWriter.raw(" tag=", &lineScratch)

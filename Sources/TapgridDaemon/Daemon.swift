@@ -53,7 +53,6 @@ final class Daemon {
     /// Debounce: taps without an explicit layout are suppressed until this time after a switch.
     var switchQuietUntil: UInt64 = 0
     /// Reusable buffers of the hot path.
-    var pathScratch: [Int32] = []
     /// Every client read lands here first (allocated once, never freed: the daemon's lifetime).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Client.readChunk, alignment: 16)
     var lineScratch: [UInt8] = []
@@ -101,7 +100,6 @@ final class Daemon {
         var st = stat()
         if lstat(socketPath, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
         lineScratch.reserveCapacity(1024)
-        pathScratch.reserveCapacity(64)
 
         try epoll.add(listenerFD, events: .readable, data: EpollToken.make(kind: EpollToken.listener))
         try epoll.add(self.signals.fd.rawValue, events: .readable, data: EpollToken.make(kind: EpollToken.signals))

@@ -33,25 +33,10 @@ enum ReplyWriter {
         JSONWriter.appendInt(Int64(truncatingIfNeeded: value), to: &out)
     }
 
-    /// Appends a grid's path (`"0/1"`) digit by digit, walking parents from the tree; `scratch`
-    /// is a reusable stack of child indices.
-    static func gridPath(_ tree: GridTree, _ index: Int, _ scratch: inout [Int32], _ out: inout [UInt8]) {
-        scratch.removeAll(keepingCapacity: true)
-        tree.nodes.withUnsafeBufferPointer { nodes in
-            var node = index
-            while nodes[node].parent >= 0 {
-                let parent = Int(nodes[node].parent)
-                scratch.append(Int32(node - Int(nodes[parent].firstChild)))
-                node = parent
-            }
-        }
+    /// Appends a grid's path as a JSON string (`"0/1"`), digit by digit from the tree.
+    static func gridPath(_ tree: GridTree, _ index: Int, _ out: inout [UInt8]) {
         out.append(0x22)
-        var k = scratch.count - 1
-        while k >= 0 {
-            JSONWriter.appendInt(Int64(scratch[k]), to: &out)
-            if k > 0 { out.append(0x2F) }
-            k -= 1
-        }
+        tree.appendPath(of: index, to: &out)
         out.append(0x22)
     }
 

@@ -181,15 +181,24 @@ final class Connection: @unchecked Sendable {  // used by one thread at a time i
         }
         if rc != 0 {
             let err = errno
-            Glibc.close(fd)
+            close()  // marks it closed, so deinit (if it runs for a failed init) does not close again
             throw TestFailure("connect \(path): errno \(err)")
         }
         var tv = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    func close() { Glibc.close(fd) }
-    deinit { Glibc.close(fd) }
+    private var closed = false
+
+    /// Closes once: a second close(2) of the same number could close a descriptor another test
+    /// (in this process) has been given since, which its owner then finds gone.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+
+    deinit { close() }
 
     /// Sends all bytes; returns false if the peer is gone.
     @discardableResult

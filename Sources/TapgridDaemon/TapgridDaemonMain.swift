@@ -22,7 +22,7 @@ public enum TapgridDaemonMain {
                 print(text, terminator: "")
                 return 0
             case .version:
-                print(tapgridVersion)
+                print("tapgridd \(tapgridVersion)")
                 return 0
             case .run(let parsed): options = parsed
             }
@@ -35,7 +35,8 @@ public enum TapgridDaemonMain {
         let configPath = DefaultPaths.configPath(cli: options.config, environment: environment)
 
         if options.check {
-            let (config, diagnostics) = ConfigLoader.load(path: configPath)
+            // The same checks as `tapgrid check`, geometry warnings included.
+            let (config, diagnostics) = ConfigLoader.check(path: configPath)
             for diagnostic in diagnostics.all {
                 Log.writeStderr(Array("\(diagnostic.severity.rawValue): \(diagnostic.description)\n".utf8))
             }

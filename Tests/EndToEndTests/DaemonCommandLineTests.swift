@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// `tapgridd`'s own command line: version, help, and `--check` giving what `tapgrid check` gives.
+@Suite struct DaemonCommandLineTests {
+    func tapgridd(_ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: daemonBinary)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test func versionAndHelp() throws {
+        #expect(try tapgridd(["--version"]).out == "tapgridd 0.1.0\n")
+        let help = try tapgridd(["-h"])
+        #expect(help.code == 0)
+        #expect(help.out.hasPrefix("OVERVIEW: "))
+        #expect(help.out.contains("USAGE: tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]"))
+    }
+
+    @Test func checkReportsGeometryWarningsAndStillPasses() throws {
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = #"{"layouts": {"a": {"width": 100, "height": 10, "grid": {"cols": [{"size": 80, "tag": 1}, {"size": 60, "tag": 2}, {"size": "fill", "tag": 3}]}}}}"#
+        try config.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+        let result = try tapgridd(["--check", "--config", dir + "/c.json"])
+        #expect(result.code == 0)
+        #expect(result.err.contains(#"warning: \#(dir)/c.json: layout "a", grid 1: overlaps its sibling 2"#))
+        #expect(result.err.hasSuffix("\(dir)/c.json: valid, 1 layout(s)\n"))
+    }
+}

@@ -14,7 +14,7 @@ extension EndToEnd {
             {
               "socket": { "path": "d.sock" },
               "eventLog": { "path": "events.jsonl" },
-              "layouts": { "kids": { "width": 700, "height": 100, "grid": { "cols": [
+              "layouts": { "kids": { "width": 800, "height": 100, "grid": { "cols": [
                   { "size": 100, "tag": 1, "action-data": "https://example.org/a?b=c&d" },
                   { "size": 100, "tag": 2, "name": "envdump", "action-data": "env > \(dir)/env.txt; echo dumped; echo oops >&2" },
                   { "size": 100, "tag": 3, "action-data": "sleep 100 & echo $! > \(dir)/grandchild.pid; sleep 100" },
@@ -22,6 +22,7 @@ extension EndToEnd {
                   { "size": 100, "tag": 5, "action-data": "ftp://example.org/" },
                   { "size": 100, "tag": 6, "action-data": "https://example.org/" },
                   { "size": 100, "tag": 7, "action-data": "hello" },
+                  { "size": 100, "tag": 8, "action-data": "echo $$ > \(dir)/long.pid; exec sleep 100" },
               ] } } },
               "handlers": {
                 "web": { "type": "url", "command": ["\(dir)/record-url"] },
@@ -31,7 +32,7 @@ extension EndToEnd {
                 "dir": { "type": "script", "directory": "\(dir)/scripts" },
               },
               "routes": [
-                { "tags": [1, 5], "handler": "web" }, { "tags": [2, 4], "handler": "sh" },
+                { "tags": [1, 5], "handler": "web" }, { "tags": [2, 4, 8], "handler": "sh" },
                 { "tags": [3], "handler": "slow" }, { "tags": [6], "handler": "gone" }, { "tags": [7], "handler": "dir" },
               ],
             }
@@ -131,6 +132,19 @@ extension EndToEnd {
             #expect(exit["status"] == nil)
             let grandchild = try #require(Int32(try String(contentsOfFile: dir + "/grandchild.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
             try waitFor(5) { kill(grandchild, 0) != 0 || processState(grandchild) == "Z" }
+        }
+
+        @Test func shutdownStopsRunningChildrenAndLogsTheirExit() throws {
+            let (daemon, dir) = try start()
+            #expect(try daemon.connect().request(#"{"x": 750, "y": 50}"#).string("outcome") == "dispatched")
+            try waitFor { FileManager.default.fileExists(atPath: dir + "/long.pid") }
+            let child = try #require(Int32(try String(contentsOfFile: dir + "/long.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let started = Date()
+            #expect(try daemon.stop(SIGTERM) == 0)
+            #expect(Date().timeIntervalSince(started) < 6)
+            #expect(kill(child, 0) != 0 || processState(child) == "Z")
+            let exit = try #require(try exitRecord(daemon, seq: 1))
+            #expect(exit.string("signal") == "SIGTERM")
         }
 
         @Test func twoHundredScriptsLeaveNoZombiesAndNoDescriptors() throws {

@@ -26,7 +26,9 @@ extension Daemon {
         }
         let layout = config.layouts[layoutIndex]
         let grid = layout.resolved.hit(x: x, y: y)
-        let info = grid.flatMap { layout.tree.info(of: $0) }
+        // Every hittable grid has an info slot (a tag, actionData or action put it there).
+        let infoSlot = grid.map { Int(layout.tree.nodes[$0].info) } ?? -1
+        let info = infoSlot >= 0 ? layout.tree.infos[infoSlot] : nil
         let slot = info?.handler ?? -1
         var outcome = Outcome.checked
         var reason: String? = nil
@@ -60,25 +62,19 @@ extension Daemon {
             ReplyWriter.raw(#""seq":"#, &eventLog.record)
             ReplyWriter.uint(tapSeq, &eventLog.record)
             ReplyWriter.raw(#","layout":"#, &eventLog.record)
-            JSONWriter.appendString(layout.name, to: &eventLog.record)
+            eventLog.record.append(contentsOf: fragments.layoutNames[layoutIndex])
             ReplyWriter.raw(#","generation":"#, &eventLog.record)
             ReplyWriter.uint(generation, &eventLog.record)
             ReplyWriter.raw(#","x":"#, &eventLog.record)
             JSONWriter.appendNumber(x, to: &eventLog.record)
             ReplyWriter.raw(#","y":"#, &eventLog.record)
             JSONWriter.appendNumber(y, to: &eventLog.record)
-            ReplyWriter.raw(#","hit":"#, &eventLog.record)
+            eventLog.record.append(0x2C)
             if let grid {
-                ReplyWriter.gridPath(layout.tree, grid, &eventLog.record)
+                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""hit":"#, to: &eventLog.record)
             } else {
-                ReplyWriter.raw("null", &eventLog.record)
+                ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &eventLog.record)
             }
-            ReplyWriter.raw(#","name":"#, &eventLog.record)
-            appendName(info, &eventLog.record)
-            ReplyWriter.raw(#","tag":"#, &eventLog.record)
-            appendTag(info, &eventLog.record)
-            ReplyWriter.raw(#","actionData":"#, &eventLog.record)
-            appendActionData(info, &eventLog.record)
             ReplyWriter.raw(#","handler":"#, &eventLog.record)
             appendHandler(slot, &eventLog.record)
             ReplyWriter.raw(#","outcome":""#, &eventLog.record)
@@ -97,19 +93,13 @@ extension Daemon {
             out.append(0x2C)
         }
         ReplyWriter.raw(#""layout":"#, &out)
-        JSONWriter.appendString(layout.name, to: &out)
+        out.append(contentsOf: fragments.layoutNames[layoutIndex])
         ReplyWriter.raw(#","generation":"#, &out)
         ReplyWriter.uint(generation, &out)
         ReplyWriter.raw(#","hit":"#, &out)
         if let grid {
-            ReplyWriter.raw(#"{"path":"#, &out)
-            ReplyWriter.gridPath(layout.tree, grid, &out)
-            ReplyWriter.raw(#","name":"#, &out)
-            appendName(info, &out)
-            ReplyWriter.raw(#","tag":"#, &out)
-            appendTag(info, &out)
-            ReplyWriter.raw(#","actionData":"#, &out)
-            appendActionData(info, &out)
+            out.append(0x7B)
+            fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""path":"#, to: &out)
             out.append(0x7D)
         } else {
             ReplyWriter.raw("null", &out)
@@ -220,6 +210,6 @@ extension Daemon {
     }
 
     private func appendHandler(_ slot: Int32, _ out: inout [UInt8]) {
-        if slot >= 0 { JSONWriter.appendString(config.handlers[Int(slot)].name, to: &out) } else { ReplyWriter.raw("null", &out) }
+        if slot >= 0 { out.append(contentsOf: fragments.handlerNames[Int(slot)]) } else { ReplyWriter.raw("null", &out) }
     }
 }

@@ -29,7 +29,11 @@ final class Daemon {
     var armedDeadline: UInt64 = 0
 
     // MARK: Config
-    var config: Config
+    var config: Config {
+        didSet { fragments = TapFragments(config: config) }
+    }
+    /// JSON pieces of replies and records for `config` (see `TapFragments`).
+    var fragments: TapFragments
     /// Successful config loads, 1 after the first.
     var generation: UInt64 = 1
     /// Index into `config.layouts` of the current layout.
@@ -85,6 +89,7 @@ final class Daemon {
         signals: consuming SignalFD, log: Log, environment: [String: String]
     ) throws(Errno) {
         self.config = config
+        self.fragments = TapFragments(config: config)
         self.configPath = configPath
         self.socketPath = socketPath
         self.log = log

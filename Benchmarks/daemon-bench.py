@@ -5,7 +5,7 @@ server doing the same system calls per line (read, one write(2) to a log file, o
 Measures, for each server: lockstep round-trip latency (one client, one tap at a time;
 median and 99th percentile in microseconds), pipelined throughput (8 clients, batches of 64
 taps; taps per second, bounded by this Python client) and the server's own CPU time per tap
-under that load (from /proc/PID/stat: the client-independent cost). The daemon runs the release build with its event log on.
+with one client sending batches of 64 (from /proc/PID/stat: the client-independent cost). The daemon runs the release build with its event log on.
 Loopback only; bounded in count and time; it stops by itself."""
 import json, os, socket, statistics, subprocess, sys, tempfile, threading, time
 
@@ -72,10 +72,11 @@ def throughput(path, clients=8, batches=150, batch=64):
     return sum(done) / (time.perf_counter() - t)
 
 def cpu_seconds(pid):
-    """User + system CPU time the process has used (from /proc/PID/stat)."""
+    """(user, system) CPU seconds the process has used (from /proc/PID/stat)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 def measure(name, argv, sock, cwd):
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -83,12 +84,20 @@ def measure(name, argv, sock, cwd):
         wait_for(sock)
         latency(sock, 2000)  # warm up
         p50, p99 = latency(sock)
-        before = cpu_seconds(proc.pid)
-        clients, batches, batch = 8, 150, 64
-        rate = throughput(sock, clients, batches, batch)
-        cpu_us = (cpu_seconds(proc.pid) - before) / (clients * batches * batch) * 1e6
+        rate = throughput(sock)
+        # CPU per tap with one pipelining client: batches of 64 lines, each answered before the
+        # next is sent, so every run batches the same way (with several clients the batching,
+        # and so the per-tap share of the system calls, depends on thread scheduling).
+        user0, system0 = cpu_seconds(proc.pid)
+        batches, batch = 1500, 64
+        throughput(sock, 1, batches, batch)
+        user1, system1 = cpu_seconds(proc.pid)
+        user_us = (user1 - user0) / (batches * batch) * 1e6
+        system_us = (system1 - system0) / (batches * batch) * 1e6
+        cpu_us = user_us + system_us
         print(f"  {name:<10} round trip median {p50:6.1f} us, p99 {p99:6.1f} us; pipelined {rate:9.0f} taps/s"
-              f" (client-bound); server CPU {cpu_us:5.2f} us per tap")
+              f" (client-bound)")
+        print(f"  {'':<10} server CPU per tap {cpu_us:5.2f} us = user {user_us:5.2f} + kernel {system_us:5.2f} (1 client, batches of 64)")
         return p50, cpu_us
     finally:
         proc.terminate(); proc.wait(10)

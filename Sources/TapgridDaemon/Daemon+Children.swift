@@ -5,21 +5,21 @@ import TapgridSystem
 extension Daemon {
     func childExited(_ exit: ChildExit) {
         if eventLog.isEnabled {
-            eventLog.begin()
-            ReplyWriter.raw(#""seq":"#, &eventLog.record)
-            ReplyWriter.uint(exit.seq, &eventLog.record)
-            ReplyWriter.raw(#","event":"exit","#, &eventLog.record)
+            var record = eventLog.begin()
+            ReplyWriter.raw(#""seq":"#, &record)
+            ReplyWriter.uint(exit.seq, &record)
+            ReplyWriter.raw(#","event":"exit","#, &record)
             if let signal = exit.signal {
-                ReplyWriter.raw(#""signal":"#, &eventLog.record)
-                JSONWriter.appendString(signal, to: &eventLog.record)
-                if exit.timedOut { ReplyWriter.raw(#","timedOut":true"#, &eventLog.record) }
+                ReplyWriter.raw(#""signal":"#, &record)
+                JSONWriter.appendString(signal, to: &record)
+                if exit.timedOut { ReplyWriter.raw(#","timedOut":true"#, &record) }
             } else {
-                ReplyWriter.raw(#""status":"#, &eventLog.record)
-                JSONWriter.appendInt(Int64(exit.status ?? -1), to: &eventLog.record)
+                ReplyWriter.raw(#""status":"#, &record)
+                JSONWriter.appendInt(Int64(exit.status ?? -1), to: &record)
             }
-            ReplyWriter.raw(#","durationMs":"#, &eventLog.record)
-            JSONWriter.appendInt(exit.durationMs, to: &eventLog.record)
-            _ = eventLog.commit()
+            ReplyWriter.raw(#","durationMs":"#, &record)
+            JSONWriter.appendInt(exit.durationMs, to: &record)
+            _ = eventLog.commit(&record)
         }
         let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
             ?? "exited with status \(exit.status ?? -1)"

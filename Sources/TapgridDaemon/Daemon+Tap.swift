@@ -58,29 +58,29 @@ extension Daemon {
         // for a tap the log does not have (unless the reply says "logged": false).
         var logged = true
         if !checkOnly && eventLog.isEnabled {
-            eventLog.begin()
-            ReplyWriter.raw(#""seq":"#, &eventLog.record)
-            ReplyWriter.uint(tapSeq, &eventLog.record)
-            ReplyWriter.raw(#","layout":"#, &eventLog.record)
-            eventLog.record.append(contentsOf: fragments.layoutNames[layoutIndex])
-            ReplyWriter.raw(#","generation":"#, &eventLog.record)
-            ReplyWriter.uint(generation, &eventLog.record)
-            ReplyWriter.raw(#","x":"#, &eventLog.record)
-            JSONWriter.appendNumber(x, to: &eventLog.record)
-            ReplyWriter.raw(#","y":"#, &eventLog.record)
-            JSONWriter.appendNumber(y, to: &eventLog.record)
-            eventLog.record.append(0x2C)
+            var record = eventLog.begin()
+            ReplyWriter.raw(#""seq":"#, &record)
+            ReplyWriter.uint(tapSeq, &record)
+            ReplyWriter.raw(#","layout":"#, &record)
+            record.append(contentsOf: fragments.layoutNames[layoutIndex])
+            ReplyWriter.raw(#","generation":"#, &record)
+            ReplyWriter.uint(generation, &record)
+            ReplyWriter.raw(#","x":"#, &record)
+            JSONWriter.appendNumber(x, to: &record)
+            ReplyWriter.raw(#","y":"#, &record)
+            JSONWriter.appendNumber(y, to: &record)
+            record.append(0x2C)
             if let grid {
-                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""hit":"#, to: &eventLog.record)
+                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""hit":"#, to: &record)
             } else {
-                ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &eventLog.record)
+                ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &record)
             }
-            ReplyWriter.raw(#","handler":"#, &eventLog.record)
-            appendHandler(slot, &eventLog.record)
-            ReplyWriter.raw(#","outcome":""#, &eventLog.record)
-            ReplyWriter.raw(outcome.name, &eventLog.record)
-            eventLog.record.append(0x22)
-            logged = eventLog.commit()
+            ReplyWriter.raw(#","handler":"#, &record)
+            appendHandler(slot, &record)
+            ReplyWriter.raw(#","outcome":""#, &record)
+            ReplyWriter.raw(outcome.name, &record)
+            record.append(0x22)
+            logged = eventLog.commit(&record)
         }
 
         var out = client.output

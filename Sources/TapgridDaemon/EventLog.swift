@@ -19,14 +19,19 @@ final class EventLog {
     private(set) var lastError: String?
     private var lastOpenAttemptNanos: UInt64 = 0
     private let log: Log
-    /// The record being built. Callers append fields after `begin`, then call `commit`.
-    var record: [UInt8] = []
-    private let runID: String
+    /// The record buffer, kept between records so it is allocated once. `begin` hands it out
+    /// and `commit` takes it back: the caller builds the record in a local variable, which
+    /// costs no exclusivity check per append (a class property passed `inout` does).
+    private var record: [UInt8] = []
+    /// `"<run id>"`, escaped once.
+    private let runJSON: [UInt8]
     private var cachedSecond: Int = -1
     private var cachedPrefix: [UInt8] = []
 
     init(runID: String, log: Log) {
-        self.runID = runID
+        var run: [UInt8] = []
+        JSONWriter.appendString(runID, to: &run)
+        self.runJSON = run
         self.log = log
         record.reserveCapacity(1024)
         cachedPrefix.reserveCapacity(24)
@@ -115,19 +120,25 @@ final class EventLog {
         }
     }
 
-    /// Starts a record: `{"time":"...","run":"...",` (the caller appends the rest, then `commit`).
-    func begin() {
-        record.removeAll(keepingCapacity: true)
-        record.append(contentsOf: #"{"time":""#.utf8)
-        appendTime()
-        record.append(contentsOf: #"","run":"#.utf8)
-        JSONWriter.appendString(runID, to: &record)
-        record.append(0x2C)
+    /// Starts a record: `{"time":"...","run":"...",`; the caller appends the rest, then passes
+    /// the buffer to `commit`.
+    func begin() -> [UInt8] {
+        var out = record
+        record = []
+        out.removeAll(keepingCapacity: true)
+        ReplyWriter.raw(#"{"time":""#, &out)
+        appendTime(to: &out)
+        ReplyWriter.raw(#"","run":"#, &out)
+        out.append(contentsOf: runJSON)
+        out.append(0x2C)
+        return out
     }
 
-    /// Ends the record (`}` and `\n`) and writes it.
+    /// Ends the record (`}` and `\n`), writes it and keeps the buffer for the next one (swapped
+    /// in, not copied: the caller's variable is left with an empty array).
     /// - Returns: whether the whole record reached the file.
-    func commit() -> Bool {
+    func commit(_ built: inout [UInt8]) -> Bool {
+        swap(&record, &built)
         record.append(0x7D)
         record.append(0x0A)
         guard let path else { return true }
@@ -163,7 +174,7 @@ final class EventLog {
     }
 
     /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC); the part up to the second is cached.
-    private func appendTime() {
+    private func appendTime(to record: inout [UInt8]) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let second = Int(ts.tv_sec)

@@ -7,7 +7,7 @@ median and 99th percentile in microseconds), pipelined throughput (8 clients, ba
 taps; taps per second, bounded by this Python client) and the server's own CPU time per tap
 with one client sending batches of 64 (from /proc/PID/stat: the client-independent cost). The daemon runs the release build with its event log on.
 Loopback only; bounded in count and time; it stops by itself."""
-import json, os, socket, statistics, subprocess, sys, tempfile, threading, time
+import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DAEMON = os.path.join(ROOT, ".build/release/tapgridd")
@@ -102,6 +102,33 @@ def measure(name, argv, sock, cwd):
     finally:
         proc.terminate(); proc.wait(10)
 
+def instructions(argv, sock, cwd, taps):
+    """User-space instructions the server executes for `taps` pipelined taps (after start-up),
+    counted by valgrind's callgrind: deterministic, unlike timings on a shared machine."""
+    out = os.path.join(cwd, "callgrind.out")
+    proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"] + argv, cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(sock, 120)
+        if taps:
+            throughput(sock, 1, taps // 64, 64)
+    finally:
+        proc.terminate(); proc.wait(120)
+    with open(out) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise SystemExit("no callgrind totals")
+
+def instructions_per_tap(name, argv, sock, cwd):
+    """Instructions per tap: the difference between 6,400 and 640 taps, so start-up and
+    shutdown cancel out."""
+    few = instructions(argv, sock, cwd, 640)
+    many = instructions(argv, sock, cwd, 6400)
+    per_tap = (many - few) / (6400 - 640)
+    print(f"  {name:<10} {per_tap:8.0f} user-space instructions per tap (callgrind)")
+    return per_tap
+
 def main():
     if not os.path.exists(DAEMON):
         raise SystemExit("build first: swift build -c release --product tapgridd")
@@ -115,6 +142,12 @@ def main():
         c50, ccpu = measure("C baseline", [baseline, os.path.join(tmp, "c.sock"), os.path.join(tmp, "c.log")], os.path.join(tmp, "c.sock"), tmp)
         with open(os.path.join(tmp, "events.jsonl"), "rb") as f:
             records = sum(1 for _ in f)
+        if shutil.which("valgrind"):
+            print("Instructions per tap (release build, event log on)")
+            dins = instructions_per_tap("tapgridd", [DAEMON, "--config", "tapgrid.json"], os.path.join(tmp, "d.sock"), tmp)
+            cins = instructions_per_tap("C baseline", [baseline, os.path.join(tmp, "c.sock"), os.path.join(tmp, "c.log")],
+                                        os.path.join(tmp, "c.sock"), tmp)
+            print(f"  tapgridd / C: {dins / max(cins, 1):.1f}x the instructions (the C server parses and hit-tests nothing)")
         print(f"  tapgridd / C: round trip {d50 / c50:.2f}x, server CPU per tap {dcpu / max(ccpu, 1e-9):.2f}x;"
               f" {records} event-log records written")
 

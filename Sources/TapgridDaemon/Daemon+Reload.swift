@@ -77,6 +77,7 @@ extension Daemon {
         }
         config = new
         generation += 1
+        fragments = TapFragments(config: new, generation: generation)
         currentLayout = new.layoutIndex(named: currentName) ?? new.layoutIndex(named: new.initialLayout) ?? 0
         lastDispatch.removeAll()
         switchQuietUntil = 0

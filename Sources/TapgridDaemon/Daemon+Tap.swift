@@ -61,11 +61,7 @@ extension Daemon {
             var record = eventLog.begin()
             ReplyWriter.raw(#""seq":"#, &record)
             ReplyWriter.uint(tapSeq, &record)
-            ReplyWriter.raw(#","layout":"#, &record)
-            record.append(contentsOf: fragments.layoutNames[layoutIndex])
-            ReplyWriter.raw(#","generation":"#, &record)
-            ReplyWriter.uint(generation, &record)
-            ReplyWriter.raw(#","x":"#, &record)
+            record.append(contentsOf: fragments.recordHeads[layoutIndex])
             JSONWriter.appendNumber(x, to: &record)
             ReplyWriter.raw(#","y":"#, &record)
             JSONWriter.appendNumber(y, to: &record)
@@ -75,11 +71,7 @@ extension Daemon {
             } else {
                 ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &record)
             }
-            ReplyWriter.raw(#","handler":"#, &record)
-            appendHandler(slot, &record)
-            ReplyWriter.raw(#","outcome":""#, &record)
-            ReplyWriter.raw(outcome.name, &record)
-            record.append(0x22)
+            fragments.appendTail(handler: slot, outcome: outcome, to: &record)
             logged = eventLog.commit(&record)
         }
 
@@ -92,11 +84,7 @@ extension Daemon {
             ReplyWriter.uint(tapSeq, &out)
             out.append(0x2C)
         }
-        ReplyWriter.raw(#""layout":"#, &out)
-        out.append(contentsOf: fragments.layoutNames[layoutIndex])
-        ReplyWriter.raw(#","generation":"#, &out)
-        ReplyWriter.uint(generation, &out)
-        ReplyWriter.raw(#","hit":"#, &out)
+        out.append(contentsOf: fragments.replyHeads[layoutIndex])
         if let grid {
             out.append(0x7B)
             fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""path":"#, to: &out)
@@ -104,11 +92,7 @@ extension Daemon {
         } else {
             ReplyWriter.raw("null", &out)
         }
-        ReplyWriter.raw(#","handler":"#, &out)
-        appendHandler(slot, &out)
-        ReplyWriter.raw(#","outcome":""#, &out)
-        ReplyWriter.raw(outcome.name, &out)
-        out.append(0x22)
+        fragments.appendTail(handler: slot, outcome: outcome, to: &out)
         if let reason {
             ReplyWriter.raw(#","reason":"#, &out)
             JSONWriter.appendString(reason, to: &out)
@@ -209,7 +193,4 @@ extension Daemon {
         text.withUTF8 { out.append(contentsOf: $0) }
     }
 
-    private func appendHandler(_ slot: Int32, _ out: inout [UInt8]) {
-        if slot >= 0 { out.append(contentsOf: fragments.handlerNames[Int(slot)]) } else { ReplyWriter.raw("null", &out) }
-    }
 }

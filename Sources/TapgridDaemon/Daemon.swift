@@ -29,9 +29,7 @@ final class Daemon {
     var armedDeadline: UInt64 = 0
 
     // MARK: Config
-    var config: Config {
-        didSet { fragments = TapFragments(config: config) }
-    }
+    var config: Config
     /// JSON pieces of replies and records for `config` (see `TapFragments`).
     var fragments: TapFragments
     /// Successful config loads, 1 after the first.
@@ -89,7 +87,7 @@ final class Daemon {
         signals: consuming SignalFD, log: Log, environment: [String: String]
     ) throws(Errno) {
         self.config = config
-        self.fragments = TapFragments(config: config)
+        self.fragments = TapFragments(config: config, generation: 1)
         self.configPath = configPath
         self.socketPath = socketPath
         self.log = log

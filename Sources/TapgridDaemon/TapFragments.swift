@@ -1,32 +1,56 @@
 import TapgridCore
 
-/// The JSON pieces a tap's reply and event-log record repeat: layout and handler names escaped
-/// once per config, and each grid's path and details (`"name":..,"tag":..,"actionData":..`)
-/// written once, on its first hit. A tap then copies bytes instead of escaping names and
-/// walking the tree again. Loop-owned; rebuilt whenever a config is swapped in.
+/// The JSON pieces a tap's reply and event-log record repeat, written once: per layout and
+/// generation the head (`"layout":"home","generation":3,...`), per handler and outcome the tail
+/// (`,"handler":"browser","outcome":"dispatched"`), and per grid its path and details
+/// (`"name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte runs
+/// instead of escaping names, formatting numbers and walking the tree again. Loop-owned;
+/// rebuilt whenever a config is swapped in.
 final class TapFragments {
-    /// `"home"` per layout index.
-    let layoutNames: [[UInt8]]
-    /// `"browser"` per handler index.
-    let handlerNames: [[UInt8]]
+    /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
+    let replyHeads: [[UInt8]]
+    /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
+    let recordHeads: [[UInt8]]
+    /// Per handler slot + 1 (0: unrouted) and outcome: `,"handler":...,"outcome":"..."`.
+    private let tails: [[[UInt8]]]
     /// Per layout, per grid-info slot: `"0/1"`; empty until the grid is first hit.
     private var paths: [[[UInt8]]]
     /// Per layout, per grid-info slot: `"name":...,"tag":...,"actionData":...`.
     private var details: [[[UInt8]]]
 
-    init(config: Config) {
-        layoutNames = config.layouts.map { layout in
+    init(config: Config, generation: UInt64) {
+        let layoutNames = config.layouts.map { layout in
             var bytes: [UInt8] = []
             JSONWriter.appendString(layout.name, to: &bytes)
             return bytes
         }
-        handlerNames = config.handlers.map { handler in
+        let handlerNames = config.handlers.map { handler in
             var bytes: [UInt8] = []
             JSONWriter.appendString(handler.name, to: &bytes)
             return bytes
         }
+        var generationBytes: [UInt8] = []
+        JSONWriter.appendInt(Int64(truncatingIfNeeded: generation), to: &generationBytes)
+        replyHeads = layoutNames.map { name in
+            Array(#""layout":"#.utf8) + name + Array(#","generation":"#.utf8) + generationBytes + Array(#","hit":"#.utf8)
+        }
+        recordHeads = layoutNames.map { name in
+            Array(#","layout":"#.utf8) + name + Array(#","generation":"#.utf8) + generationBytes + Array(#","x":"#.utf8)
+        }
+        tails = ([Array("null".utf8)] + handlerNames).map { handler in
+            Outcome.allCases.map { outcome in
+                Array(#","handler":"#.utf8) + handler + Array(#","outcome":""#.utf8)
+                    + Array(UnsafeBufferPointer(start: outcome.name.utf8Start, count: outcome.name.utf8CodeUnitCount)) + [0x22]
+            }
+        }
+
         paths = config.layouts.map { [[UInt8]](repeating: [], count: $0.tree.infos.count) }
         details = paths
+    }
+
+    /// Appends `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
+    func appendTail(handler slot: Int32, outcome: Outcome, to out: inout [UInt8]) {
+        out.append(contentsOf: tails[Int(slot) + 1][outcome.rawValue])
     }
 
     /// Appends the hit grid's path as a JSON string, then `,` and its details.

@@ -28,8 +28,8 @@ extension Daemon {
         let grid = layout.resolved.hit(x: x, y: y)
         // Every hittable grid has an info slot (a tag, actionData or action put it there).
         let infoSlot = grid.map { Int(layout.tree.nodes[$0].info) } ?? -1
-        let info = infoSlot >= 0 ? layout.tree.infos[infoSlot] : nil
-        let slot = info?.handler ?? -1
+        // Only the handler slot is read here; the whole GridInfo is copied only by handlers that use it.
+        let slot = infoSlot >= 0 ? layout.tree.infos[infoSlot].handler : -1
         var outcome = Outcome.checked
         var reason: String? = nil
         var tapSeq: UInt64 = 0
@@ -46,7 +46,7 @@ extension Daemon {
                 outcome = .suppressed
             } else {
                 (outcome, reason) = route(
-                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: info!, x: x, y: y, now: now)
+                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: layout.tree.infos[infoSlot], x: x, y: y, now: now)
                 if outcome == .dispatched && layout.debounceMs > 0 {
                     lastDispatch[UInt64(layoutIndex) << 32 | UInt64(grid!)] = now
                 }

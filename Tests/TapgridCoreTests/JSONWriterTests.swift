@@ -101,3 +101,38 @@ struct JSONWriterTests {
         #expect(value.compactJSON == #"{"tag":9007199254740993,"big":-9223372036854775808,"f":2000}"#)
     }
 }
+
+@Suite struct ShortDecimalTests {
+    /// The fast path must print exactly what the general path (Swift's shortest description) prints.
+    func general(_ value: Double) -> String {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    func fast(_ value: Double) -> String? {
+        var out: [UInt8] = []
+        return JSONWriter.appendShortDecimal(value, to: &out) ? String(decoding: out, as: UTF8.self) : nil
+    }
+
+    @Test func matchesTheShortestDescription() {
+        var generator = SystemRandomNumberGenerator()
+        var checked = 0
+        for _ in 0..<200_000 {
+            let thousandths = Int64.random(in: -999_999_999_999...999_999_999_999, using: &generator)
+            let value = Double(thousandths) / [1000.0, 100.0, 10.0].randomElement(using: &generator)!
+            guard value.rounded(.towardZero) != value else { continue }
+            if let text = fast(value) {
+                #expect(text == general(value), "\(value)")
+                #expect(Double(text) == value)
+                checked += 1
+            }
+        }
+        #expect(checked > 50_000)
+        for value in [0.001, -0.001, 0.1, 0.2, 0.3, 120.5, -33.25, 999_999_999.999, 1.005, 2.675, 0.125] {
+            #expect(fast(value) == general(value), "\(value)")
+        }
+        // Outside its range or with more decimals it declines.
+        for value in [0.0005, 1e9 + 0.5, 0.1234, 1.0 / 3.0, .leastNonzeroMagnitude] { #expect(fast(value) == nil, "\(value)") }
+    }
+}

@@ -86,6 +86,7 @@ public enum JSONWriter {
             appendInt(Int64(value), to: &out)
             return
         }
+        if appendShortDecimal(value, to: &out) { return }
         var text = value.description
         text.withUTF8 { utf8 in
             // Swift writes exponent notation from 2^53 on; never leave a ".0" should that change.
@@ -93,6 +94,33 @@ public enum JSONWriter {
             if n > 2 && utf8[n - 1] == 0x30 && utf8[n - 2] == 0x2E { n -= 2 }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<n]))
         }
+    }
+
+    /// Tap coordinates are mostly like `120.5` or `33.25`: written here without going through a
+    /// `String`. Handles 0.001 <= |value| < 1e9 with at most three decimals, where that decimal
+    /// is the shortest text reading back to `value` (no other decimal with three or fewer
+    /// places lies within half an ulp of it); returns false for anything else.
+    static func appendShortDecimal(_ value: Double, to out: inout [UInt8]) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude >= 0.001, magnitude < 1e9 else { return false }
+        let scaled = (magnitude * 1000).rounded()
+        guard scaled / 1000 == magnitude else { return false }
+        var thousandths = Int64(scaled)
+        if value < 0 { out.append(0x2D) }
+        appendInt(thousandths / 1000, to: &out)
+        thousandths %= 1000
+        var digits = 3
+        while thousandths % 10 == 0 {
+            thousandths /= 10
+            digits -= 1
+        }
+        out.append(0x2E)
+        var divisor: Int64 = digits == 3 ? 100 : (digits == 2 ? 10 : 1)
+        while divisor > 0 {
+            out.append(0x30 + UInt8(thousandths / divisor % 10))
+            divisor /= 10
+        }
+        return true
     }
 
     /// Appends `value` compactly, object members in order; numbers with an exact `int64` print exactly.

@@ -38,7 +38,12 @@ public enum ConfigLoader {
         do {
             return .success(try JSONParser.parse(bytes, lenient: true, maxDepth: maxJSONDepth))
         } catch {
-            return .failure(Diagnostic(.error, file: "\(name):\(error.line):\(error.column)", error.message))
+            var message = error.message
+            if message.hasPrefix("nesting is deeper than") {
+                // Only a grid tree nests this deep in a config: say which limit that is.
+                message += "; a grid tree may be at most \(GridParser.maxDepth) levels deep (each level nests a grid object in a \"rows\" or \"cols\" array)"
+            }
+            return .failure(Diagnostic(.error, file: "\(name):\(error.line):\(error.column)", message))
         }
     }
 

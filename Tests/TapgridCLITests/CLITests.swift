@@ -214,3 +214,24 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
         #expect(result.out == #"{"taps": 1, "differ": 0, "unreadable": 0}"# + "\n")
     }
 }
+
+@Suite struct LimitTests {
+    @Test func aTreeFarPastTheDepthLimitNamesTheLimit() throws {
+        var grid = #"{"tag": 1}"#
+        for _ in 0..<300 { grid = #"{"rows": [\#(grid)]}"# }
+        let dir = try folder(["c.json": #"{"layouts": {"deep": {"width": 10, "height": 10, "grid": \#(grid)}}}"#])
+        let result = run(["check", dir + "/c.json"])
+        #expect(result.code == 1)
+        #expect(result.out.contains("nesting is deeper than 528 levels; a grid tree may be at most 256 levels deep"))
+    }
+
+    @Test func justPastTheDepthLimitNamesLayoutAndGrid() throws {
+        var grid = #"{"tag": 1}"#
+        for _ in 0..<256 { grid = #"{"rows": [\#(grid)]}"# }
+        let dir = try folder(["c.json": #"{"layouts": {"deep": {"width": 10, "height": 10, "grid": \#(grid)}}}"#])
+        let result = run(["check", dir + "/c.json"])
+        #expect(result.code == 1)
+        #expect(result.out.contains(#"layout "deep", grid 0/0/0/"#))
+        #expect(result.out.contains("the grid tree is deeper than 256 levels; the limit is 256"))
+    }
+}

@@ -2,8 +2,9 @@
 SWIFT      ?= swift
 JOBS       ?= 2
 PREFIX     ?= /usr/local
-# Debian packages the build and the tests need (installed by `make deps` when missing).
-DEB_PACKAGES ?= python3
+# Debian packages the tests need beyond the Swift toolchain (installed by `make deps` when
+# missing): python3 for the access tests' client, procps for `ps` in the child tests.
+DEB_PACKAGES ?= python3 procps
 BIN        := .build/debug
 
 .PHONY: all build release deps test run bench install clean check-example

@@ -166,7 +166,8 @@ func bytesPerGrid(_ layout: ResolvedLayout) -> Double {
     let tree = layout.tree
     let total = tree.nodes.capacity * MemoryLayout<GridNode>.stride + layout.rects.count * MemoryLayout<Rect>.stride
         + layout.count * 1 + tree.infos.count * MemoryLayout<GridInfo>.stride + tree.matrices.count * MemoryLayout<MatrixSpec>.stride
+        + tree.styles.count * MemoryLayout<GridStyle>.stride + tree.wrapSizes.count * 8
     return Double(total) / Double(layout.count)
 }
-print("  per grid: GridNode \(MemoryLayout<GridNode>.stride) B + Rect \(MemoryLayout<Rect>.stride) B + search 1 B; GridInfo \(MemoryLayout<GridInfo>.stride) B per tagged grid (plus its strings)")
+print("  per grid: GridNode \(MemoryLayout<GridNode>.stride) B + Rect \(MemoryLayout<Rect>.stride) B + search 1 B; GridStyle \(MemoryLayout<GridStyle>.stride) B per grid that sets padding, spacing or gravity; GridInfo \(MemoryLayout<GridInfo>.stride) B per tagged grid (plus its strings)")
 print("  hit-test layout: \(fmt(bytesPerGrid(resolved))) bytes per resolved grid (arrays, excluding string contents)")

@@ -23,8 +23,10 @@ enum SVGRenderer {
             svg += "<rect x=\"\(formatNumber(rect.x))\" y=\"\(formatNumber(rect.y))\" width=\"\(formatNumber(rect.width))\" height=\"\(formatNumber(rect.height))\" fill=\"\(fill)\"\(opacity) stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(path.isEmpty ? "(root)" : path))</title></rect>\n"
         }
         for index in tree.preorder() {
+            if let lines = tree.borderlines[Int32(index)] {
+                svg += borderlines(lines, rect: normalized(rects[index]), scale: layout.frame.scale)
+            }
             guard let info = tree.info(of: index) else { continue }
-            svg += borderlines(info.borderlines, rect: normalized(rects[index]), scale: layout.frame.scale)
             let rect = normalized(rects[index])
             guard tree.nodes[index].childCount == 0, rect.width > 0, rect.height > 0 else { continue }
             let label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil)

@@ -108,8 +108,7 @@ extension GridParser {
                 has = true
             }
             if let actionData, i < actionData.count {
-                info.actionData = actionData[i]
-                info.actionDataJSON = shown(actionData[i])
+                info.actionDataText = shown(actionData[i])
                 has = true
             }
             if has {
@@ -144,7 +143,8 @@ extension GridParser {
             let grid = nodes[index]
             guard grid.axis == .rows || grid.axis == .cols, grid.childCount > 0 else { continue }
             let splitsY = grid.axis == .rows
-            var along = Double(grid.childCount - 1) * grid.spacing
+            let style = self.style(of: index)
+            var along = Double(grid.childCount - 1) * style.spacing
             var across = -Double.infinity
             for child in grid.children {
                 let node = nodes[child]
@@ -155,13 +155,14 @@ extension GridParser {
                 }
                 across = max(across, splitsY ? extentX[child] : extentY[child])
             }
-            let padX = grid.padding.left + grid.padding.right
-            let padY = grid.padding.top + grid.padding.bottom
+            let padX = style.padding.left + style.padding.right
+            let padY = style.padding.top + style.padding.bottom
             extentX[index] = splitsY ? padX + across : padX + along
             extentY[index] = splitsY ? padY + along : padY + across
         }
+        wrapSizes = [Double](repeating: 0, count: nodes.count)
         for index in 1..<nodes.count where nodes[index].size == .wrap {
-            nodes[index].wrapSize = nodes[Int(nodes[index].parent)].axis == .rows ? extentY[index] : extentX[index]
+            wrapSizes[index] = nodes[Int(nodes[index].parent)].axis == .rows ? extentY[index] : extentX[index]
         }
     }
 

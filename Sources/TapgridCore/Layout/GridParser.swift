@@ -16,6 +16,9 @@ public struct GridParser {
     var nodes: [GridNode] = []
     var infos: [GridInfo] = []
     var matrices: [MatrixSpec] = []
+    var styles: [GridStyle] = []
+    var wrapSizes: [Double] = []
+    var borderlines: [Int32: [Borderline]] = [:]
     var diagnostics = Diagnostics()
     /// Per grid: whether it wrote a `size` key (a missing one is a fill, which matters inside wraps).
     var explicitSize: [Bool] = []
@@ -39,6 +42,11 @@ public struct GridParser {
     }
 
     func pathOf(_ node: Int) -> String { GridTree(nodes: nodes, infos: [], matrices: []).path(of: node) }
+
+    func style(of node: Int) -> GridStyle {
+        let slot = nodes[node].style
+        return slot >= 0 ? styles[Int(slot)] : .plain
+    }
 
     // MARK: - The walk
 
@@ -74,7 +82,7 @@ public struct GridParser {
             }
         }
         if hasWrap && !diagnostics.hasErrors { resolveWraps() }
-        return GridTree(nodes: nodes, infos: infos, matrices: matrices)
+        return GridTree(nodes: nodes, infos: infos, matrices: matrices, styles: styles, borderlines: borderlines, wrapSizes: wrapSizes)
     }
 
     /// Appends `count` child slots for `parent`; false (with an error) past the grid limit.
@@ -101,6 +109,7 @@ public struct GridParser {
     mutating func readGrid(_ members: [JSONMember], node: Int) -> [[JSONMember]]? {
         let isRoot = node == 0
         var grid = nodes[node]
+        var style = GridStyle.plain
         var info = GridInfo()
         var hasInfo = false
         var spacing: Double?
@@ -138,7 +147,7 @@ public struct GridParser {
                 sizeValue = value
             case "padding":
                 if case .string(let text) = value, let padding = parsePadding(text) {
-                    grid.padding = padding
+                    style.padding = padding
                 } else {
                     error(node, "\"padding\": \(shown(value)) is not a padding; use \"{top,left,bottom,right}\", e.g. \"{10,20,10,20}\"")
                 }
@@ -178,8 +187,7 @@ public struct GridParser {
                 info.action = name
                 hasInfo = true
             case "action-data":
-                info.actionData = value
-                info.actionDataJSON = shown(value)
+                info.actionDataText = shown(value)
                 hasInfo = true
             case "name":
                 guard case .string(let name) = value else {
@@ -191,8 +199,7 @@ public struct GridParser {
             case "top-borderline", "left-borderline", "bottom-borderline", "right-borderline":
                 let edge = Borderline.Edge(rawValue: String(key.dropLast("-borderline".count)))!
                 if let line = readBorderline(value, edge: edge, key: key, node: node) {
-                    info.borderlines.append(line)
-                    hasInfo = true
+                    borderlines[Int32(node), default: []].append(line)
                 }
             case "matrix":
                 matrixValue = value
@@ -210,8 +217,12 @@ public struct GridParser {
             if spacing != nil || oldSpace != nil { warning(node, "\"spacing\" has no effect on a matrix grid") }
             if gravity != nil { warning(node, "\"gravity\" has no effect on a matrix grid") }
         }
-        grid.spacing = spacing ?? oldSpace ?? 0
-        grid.gravity = gravity ?? overlap ?? .none
+        style.spacing = spacing ?? oldSpace ?? 0
+        style.gravity = gravity ?? overlap ?? .none
+        if style != .plain {
+            grid.style = Int32(styles.count)
+            styles.append(style)
+        }
 
         if let sizeValue {
             explicitSize[node] = true
@@ -233,8 +244,8 @@ public struct GridParser {
             hasWrap = true
         }
 
-        grid.hittable = isRoot ? (info.actionData != nil || info.action != nil)
-            : (info.tag != 0 || info.actionData != nil || info.action != nil)
+        grid.hittable = isRoot ? (info.actionDataText != nil || info.action != nil)
+            : (info.tag != 0 || info.actionDataText != nil || info.action != nil)
         if hasInfo {
             grid.info = Int32(infos.count)
             infos.append(info)

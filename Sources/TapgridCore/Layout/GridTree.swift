@@ -29,6 +29,16 @@ public struct Gravity: Sendable, Equatable {
     ]
 }
 
+/// How a grid lays out its children: padding, spacing and gravity. Kept in a side table
+/// (`GridTree.styles`) for the grids that set any of them, so plain grids, most leaves among
+/// them, carry none of its 42 bytes.
+public struct GridStyle: Sendable, Equatable {
+    public var padding: Padding = .zero
+    public var spacing: Double = 0
+    public var gravity: Gravity = .none
+    public static let plain = GridStyle()
+}
+
 /// A borderline: drawing only, never geometry.
 public struct Borderline: Sendable, Equatable {
     public enum Edge: String, Sendable, CaseIterable { case top, left, bottom, right }
@@ -61,24 +71,27 @@ public struct GridInfo: Sendable {
     public var tag: Int64 = 0
     /// The handler named by the grid's `action` key.
     public var action: String?
-    /// `action-data` when the key is present (JSON `null` included).
-    public var actionData: JSONValue?
-    /// `actionData` as compact JSON, or `null` when absent: written into replies and logs as is.
-    public var actionDataJSON: String = "null"
-    public var borderlines: [Borderline] = []
+    /// `action-data` as compact JSON when the key is present (JSON `null` included), else nil.
+    /// Kept as text only: replies and logs copy it as is, and the few handlers that need the
+    /// value parse it back (`actionData`), which keeps this struct small for huge layouts.
+    public var actionDataText: String?
     /// Index of the handler that takes this grid's taps, set by the config (-1: unrouted).
     public var handler: Int32 = -1
+
+    /// `actionData` as compact JSON, or `null` when absent: written into replies and logs as is.
+    public var actionDataJSON: String { actionDataText ?? "null" }
+
+    /// `action-data` when the key is present (JSON `null` included).
+    public var actionData: JSONValue? {
+        guard let text = actionDataText else { return nil }
+        return (try? JSONParser.parse(text, lenient: false)) ?? .null  // our own compact output: always strict JSON
+    }
 }
 
 /// One grid of a parsed layout. Trees are stored flat with each grid's children contiguous, so
 /// resolving is one forward loop and hit-testing can index (or binary-search) a child directly.
 public struct GridNode: Sendable {
     public var size: SizeSpec = .fill
-    /// For `wrap` grids: the size worked out from the children's extents.
-    public var wrapSize: Double = 0
-    public var padding: Padding = .zero
-    public var spacing: Double = 0
-    public var gravity: Gravity = .none
     public var axis: GridAxis = .leaf
     public var parent: Int32 = -1
     public var firstChild: Int32 = 0
@@ -87,6 +100,8 @@ public struct GridNode: Sendable {
     public var info: Int32 = -1
     /// Index into `GridTree.matrices`, or -1.
     public var matrix: Int32 = -1
+    /// Index into `GridTree.styles`, or -1 for `GridStyle.plain`.
+    public var style: Int32 = -1
     public var hittable = false
     public var placeholder = false
     public var anchor = false
@@ -99,6 +114,13 @@ public struct GridTree: Sendable {
     public internal(set) var nodes: [GridNode]
     public internal(set) var infos: [GridInfo]
     public internal(set) var matrices: [MatrixSpec]
+    /// Padding, spacing and gravity of the grids that set them (`GridNode.style`).
+    public internal(set) var styles: [GridStyle] = []
+    /// Borderlines by grid index: drawing only, so kept out of the grids themselves.
+    public internal(set) var borderlines: [Int32: [Borderline]] = [:]
+    /// For `wrap` grids, the size worked out from their children's extents; empty when the
+    /// layout has no wrap grid, else indexed like `nodes`.
+    public internal(set) var wrapSizes: [Double] = []
 
     public var count: Int { nodes.count }
 
@@ -123,6 +145,12 @@ public struct GridTree: Sendable {
             node = Int(nodes[node].firstChild) + child
         }
         return node
+    }
+
+    /// The grid's padding, spacing and gravity.
+    public func style(of index: Int) -> GridStyle {
+        let slot = nodes[index].style
+        return slot >= 0 ? styles[Int(slot)] : .plain
     }
 
     /// The grid's routing details, if it has any.

@@ -13,10 +13,13 @@ public enum Resolver {
         tree.nodes.withUnsafeBufferPointer { nodes in
             rects.withUnsafeMutableBufferPointer { rects in
                 for index in 0..<count where nodes[index].childCount > 0 {
+                    let style = nodes[index].style >= 0 ? tree.styles[Int(nodes[index].style)] : .plain
                     if nodes[index].axis == .matrix {
-                        placeCells(of: index, node: nodes[index], matrix: tree.matrices[Int(nodes[index].matrix)], rtl: rtl, rects: rects)
+                        placeCells(of: index, node: nodes[index], style: style, matrix: tree.matrices[Int(nodes[index].matrix)], rtl: rtl, rects: rects)
                     } else {
-                        placeChildren(of: index, node: nodes[index], nodes: nodes, rtl: rtl, scale: frame.scale, rects: rects)
+                        placeChildren(
+                            of: index, node: nodes[index], style: style, nodes: nodes, wrapSizes: tree.wrapSizes, rtl: rtl,
+                            scale: frame.scale, rects: rects)
                     }
                 }
                 if rtl {
@@ -45,12 +48,13 @@ public enum Resolver {
 
     /// Sizes and places the children of a `rows` or `cols` grid (section 2.1, gravity section 3).
     static func placeChildren(
-        of index: Int, node: GridNode, nodes: UnsafeBufferPointer<GridNode>, rtl: Bool, scale: Double,
-        rects: UnsafeMutableBufferPointer<Rect>
+        of index: Int, node: GridNode, style: GridStyle, nodes: UnsafeBufferPointer<GridNode>, wrapSizes: [Double],
+        rtl: Bool, scale: Double, rects: UnsafeMutableBufferPointer<Rect>
     ) {
         let rect = rects[index]
         let alongX = node.axis == .cols
-        let pad = node.padding
+        let pad = style.padding
+        let spacing = style.spacing
         let leadingPad = rtl ? pad.right : pad.left
         let trailingPad = rtl ? pad.left : pad.right
         let axisSize = alongX ? rect.width : rect.height
@@ -58,7 +62,7 @@ public enum Resolver {
         let padEnd = alongX ? trailingPad : pad.bottom
         let children = node.children
         let n = Double(node.childCount)
-        var fixed = padStart + padEnd + (n - 1) * node.spacing
+        var fixed = padStart + padEnd + (n - 1) * spacing
         let inner = axisSize - fixed
         var remainingCount = 0
         var fillCount = 0
@@ -69,7 +73,7 @@ public enum Resolver {
             let size: Double
             switch nodes[child].size {
             case .fixed(let points): size = points
-            case .wrap: size = nodes[child].wrapSize
+            case .wrap: size = wrapSizes[child]
             case .zero: size = 0
             case .ratio(let ratio): size = ratio * inner
             case .remaining:
@@ -104,9 +108,9 @@ public enum Resolver {
 
         // Step 5 and gravity: positions in declaration order, the block moved as a whole.
         var offset = (alongX ? rect.x : rect.y) + padStart
-        let shift = gravityShift(node.gravity, alongX: alongX, rtl: rtl)
+        let shift = gravityShift(style.gravity, alongX: alongX, rtl: rtl)
         if shift > 0 {
-            var total = (n - 1) * node.spacing
+            var total = (n - 1) * spacing
             for child in children { total += rects[child].width }
             let free = axisSize - padStart - padEnd - total
             offset += shift == 1 ? free / 2 : free
@@ -119,7 +123,7 @@ public enum Resolver {
             rects[child] = alongX
                 ? Rect(x: offset, y: crossStart, width: size, height: crossSize)
                 : Rect(x: crossStart, y: offset, width: crossSize, height: size)
-            offset += size + node.spacing
+            offset += size + spacing
         }
     }
 
@@ -143,10 +147,11 @@ public enum Resolver {
 
     /// Places a matrix's cells in its inner rect (section 6), leading-based like everything else.
     static func placeCells(
-        of index: Int, node: GridNode, matrix: MatrixSpec, rtl: Bool, rects: UnsafeMutableBufferPointer<Rect>
+        of index: Int, node: GridNode, style: GridStyle, matrix: MatrixSpec, rtl: Bool,
+        rects: UnsafeMutableBufferPointer<Rect>
     ) {
         let rect = rects[index]
-        let pad = node.padding
+        let pad = style.padding
         let originX = rect.x + (rtl ? pad.right : pad.left)
         let originY = rect.y + pad.top
         let innerWidth = rect.width - pad.left - pad.right

@@ -24,12 +24,12 @@ extension Daemon {
         } else {
             layoutIndex = currentLayout
         }
-        let layout = config.layouts[layoutIndex]
-        let grid = layout.resolved.hit(x: x, y: y)
-        // Every hittable grid has an info slot (a tag, actionData or action put it there).
-        let infoSlot = grid.map { Int(layout.tree.nodes[$0].info) } ?? -1
-        // Only the handler slot is read here; the whole GridInfo is copied only by handlers that use it.
-        let slot = infoSlot >= 0 ? layout.tree.infos[infoSlot].handler : -1
+        // Indexes only: the layout is read in place, and the whole GridInfo is copied only by
+        // the handlers that use it.
+        let target = config.target(layout: layoutIndex, x: x, y: y)
+        let grid = target?.grid
+        let infoSlot = target?.info ?? -1
+        let slot = target?.handler ?? -1
         var outcome = Outcome.checked
         var reason: String? = nil
         var tapSeq: UInt64 = 0
@@ -46,8 +46,8 @@ extension Daemon {
                 outcome = .suppressed
             } else {
                 (outcome, reason) = route(
-                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: layout.tree.infos[infoSlot], x: x, y: y, now: now)
-                if outcome == .dispatched && layout.debounceMs > 0 {
+                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: config.layouts[layoutIndex].resolved.tree.infos[infoSlot], x: x, y: y, now: now)
+                if outcome == .dispatched && config.layouts[layoutIndex].debounceMs > 0 {
                     lastDispatch[UInt64(layoutIndex) << 32 | UInt64(grid!)] = now
                 }
             }
@@ -67,7 +67,7 @@ extension Daemon {
             JSONWriter.appendNumber(y, to: &record)
             record.append(0x2C)
             if let grid {
-                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""hit":"#, to: &record)
+                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: &record)
             } else {
                 ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &record)
             }
@@ -87,7 +87,7 @@ extension Daemon {
         out.append(contentsOf: fragments.replyHeads[layoutIndex])
         if let grid {
             out.append(0x7B)
-            fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, tree: layout.tree, pathKey: #""path":"#, to: &out)
+            fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: &out)
             out.append(0x7D)
         } else {
             ReplyWriter.raw("null", &out)
@@ -101,7 +101,7 @@ extension Daemon {
         ReplyWriter.raw("}\n", &out)
         client.output = out
         if log.verbose {
-            log.debug("tap seq=\(tapSeq) layout=\(layout.name) x=\(x) y=\(y) outcome=\(outcome)")
+            log.debug("tap seq=\(tapSeq) layout=\(config.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
         }
     }
 

@@ -13,6 +13,8 @@ final class TapFragments {
     let recordHeads: [[UInt8]]
     /// Per handler slot + 1 (0: unrouted) and outcome: `,"handler":...,"outcome":"..."`.
     private let tails: [[[UInt8]]]
+    /// The layouts' trees, for building a grid's fragments on its first hit.
+    private let trees: [GridTree]
     /// Per layout, per grid-info slot: `"0/1"`; empty until the grid is first hit.
     private var paths: [[[UInt8]]]
     /// Per layout, per grid-info slot: `"name":...,"tag":...,"actionData":...`.
@@ -44,6 +46,7 @@ final class TapFragments {
             }
         }
 
+        trees = config.layouts.map { $0.resolved.tree }
         paths = config.layouts.map { [[UInt8]](repeating: [], count: $0.tree.infos.count) }
         details = paths
     }
@@ -57,15 +60,16 @@ final class TapFragments {
     /// - Parameters:
     ///   - slot: the grid's info slot (every hittable grid has one).
     ///   - pathKey: `"path":` inside a reply's hit object, `"hit":` in an event-log record.
-    func appendHit(layout: Int, grid: Int, slot: Int, tree: GridTree, pathKey: StaticString, to out: inout [UInt8]) {
-        if paths[layout][slot].isEmpty { build(layout: layout, grid: grid, slot: slot, tree: tree) }
+    func appendHit(layout: Int, grid: Int, slot: Int, pathKey: StaticString, to out: inout [UInt8]) {
+        if paths[layout][slot].isEmpty { build(layout: layout, grid: grid, slot: slot) }
         ReplyWriter.raw(pathKey, &out)
         out.append(contentsOf: paths[layout][slot])
         out.append(0x2C)
         out.append(contentsOf: details[layout][slot])
     }
 
-    private func build(layout: Int, grid: Int, slot: Int, tree: GridTree) {
+    private func build(layout: Int, grid: Int, slot: Int) {
+        let tree = trees[layout]
         var path: [UInt8] = []
         ReplyWriter.gridPath(tree, grid, &path)
         let info = tree.infos[slot]

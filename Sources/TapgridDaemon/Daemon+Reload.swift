@@ -75,9 +75,8 @@ extension Daemon {
         if new.socket.path != config.socket.path || new.socket.mode != config.socket.mode {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
-        config = new
         generation += 1
-        fragments = TapFragments(config: new, generation: generation)
+        active = ActiveConfig(config: new, generation: generation)
         currentLayout = new.layoutIndex(named: currentName) ?? new.layoutIndex(named: new.initialLayout) ?? 0
         lastDispatch.removeAll()
         switchQuietUntil = 0

@@ -6,6 +6,7 @@ import TapgridSystem
 /// (children are the exception: starting a process costs far more than its request's strings).
 extension Daemon {
     func handleTap(_ client: Client, _ request: Request, id: UnsafeBufferPointer<UInt8>?, checkOnly: Bool) {
+        let active = self.active
         guard let x = request.x else {
             ReplyWriter.error(.badRequest, "\"x\" is required", id: id, &client.output)
             return
@@ -16,7 +17,7 @@ extension Daemon {
         }
         let layoutIndex: Int
         if let name = request.layout {
-            guard let index = config.layoutIndex(named: name) else {
+            guard let index = active.config.layoutIndex(named: name) else {
                 ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, &client.output)
                 return
             }
@@ -26,7 +27,7 @@ extension Daemon {
         }
         // Indexes only: the layout is read in place, and the whole GridInfo is copied only by
         // the handlers that use it.
-        let target = config.target(layout: layoutIndex, x: x, y: y)
+        let target = active.config.target(layout: layoutIndex, x: x, y: y)
         let grid = target?.grid
         let infoSlot = target?.info ?? -1
         let slot = target?.handler ?? -1
@@ -46,8 +47,8 @@ extension Daemon {
                 outcome = .suppressed
             } else {
                 (outcome, reason) = route(
-                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: config.layouts[layoutIndex].resolved.tree.infos[infoSlot], x: x, y: y, now: now)
-                if outcome == .dispatched && config.layouts[layoutIndex].debounceMs > 0 {
+                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: active.config.layouts[layoutIndex].resolved.tree.infos[infoSlot], x: x, y: y, now: now)
+                if outcome == .dispatched && active.config.layouts[layoutIndex].debounceMs > 0 {
                     lastDispatch[UInt64(layoutIndex) << 32 | UInt64(grid!)] = now
                 }
             }
@@ -61,17 +62,17 @@ extension Daemon {
             var record = eventLog.begin()
             ReplyWriter.raw(#""seq":"#, &record)
             ReplyWriter.uint(tapSeq, &record)
-            record.append(contentsOf: fragments.recordHeads[layoutIndex])
+            record.append(contentsOf: active.recordHeads[layoutIndex])
             JSONWriter.appendNumber(x, to: &record)
             ReplyWriter.raw(#","y":"#, &record)
             JSONWriter.appendNumber(y, to: &record)
             record.append(0x2C)
             if let grid {
-                fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: &record)
+                active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: &record)
             } else {
                 ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &record)
             }
-            fragments.appendTail(handler: slot, outcome: outcome, to: &record)
+            active.appendTail(handler: slot, outcome: outcome, to: &record)
             logged = eventLog.commit(&record)
         }
 
@@ -84,15 +85,15 @@ extension Daemon {
             ReplyWriter.uint(tapSeq, &out)
             out.append(0x2C)
         }
-        out.append(contentsOf: fragments.replyHeads[layoutIndex])
+        out.append(contentsOf: active.replyHeads[layoutIndex])
         if let grid {
             out.append(0x7B)
-            fragments.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: &out)
+            active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: &out)
             out.append(0x7D)
         } else {
             ReplyWriter.raw("null", &out)
         }
-        fragments.appendTail(handler: slot, outcome: outcome, to: &out)
+        active.appendTail(handler: slot, outcome: outcome, to: &out)
         if let reason {
             ReplyWriter.raw(#","reason":"#, &out)
             JSONWriter.appendString(reason, to: &out)
@@ -101,7 +102,7 @@ extension Daemon {
         ReplyWriter.raw("}\n", &out)
         client.output = out
         if log.verbose {
-            log.debug("tap seq=\(tapSeq) layout=\(config.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
+            log.debug("tap seq=\(tapSeq) layout=\(active.config.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
         }
     }
 
@@ -109,7 +110,7 @@ extension Daemon {
     /// layout's `debounceMs`, or a tap without an explicit `layout` right after a layout switch.
     private func isSuppressed(layout: Int, grid: Int, explicitLayout: Bool, now: UInt64) -> Bool {
         if !explicitLayout && now < switchQuietUntil { return true }
-        let window = UInt64(max(0, config.layouts[layout].debounceMs)) * 1_000_000
+        let window = UInt64(max(0, active.config.layouts[layout].debounceMs)) * 1_000_000
         guard window > 0, let last = lastDispatch[UInt64(layout) << 32 | UInt64(grid)] else { return false }
         return now &- last < window
     }
@@ -118,16 +119,16 @@ extension Daemon {
     private func route(
         slot: Int, layoutIndex: Int, grid: Int, info: GridInfo, x: Double, y: Double, now: UInt64
     ) -> (Outcome, String?) {
-        let handler = config.handlers[slot]
+        let handler = active.config.handlers[slot]
         switch handler.kind {
         case .layout:
             guard case .string(let name)? = info.actionData else {
                 return (.denied, "a layout handler needs actionData naming a layout")
             }
-            guard let target = config.layoutIndex(named: name) else {
+            guard let target = active.config.layoutIndex(named: name) else {
                 return (.denied, "unknown layout \(jsonEscaped(name))")
             }
-            let quietMs = max(config.layouts[currentLayout].debounceMs, config.layouts[target].debounceMs)
+            let quietMs = max(active.config.layouts[currentLayout].debounceMs, active.config.layouts[target].debounceMs)
             switchQuietUntil = quietMs > 0 ? now + UInt64(quietMs) * 1_000_000 : 0
             if target != currentLayout { log.info("layout \(name) is current (seq \(seq), handler \(handler.name))") }
             currentLayout = target
@@ -136,7 +137,7 @@ extension Daemon {
             writeLogHandlerLine(handler: slot, layoutIndex: layoutIndex, grid: grid, info: info)
             return (.dispatched, nil)
         case .url, .script:
-            let layout = config.layouts[layoutIndex]
+            let layout = active.config.layouts[layoutIndex]
             let request = ChildRequest(
                 handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: grid),
                 name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y, seq: seq)
@@ -155,7 +156,7 @@ extension Daemon {
 
     /// A `log` handler's record: one structured line on stderr (the journal under systemd).
     private func writeLogHandlerLine(handler: Int, layoutIndex: Int, grid: Int, info: GridInfo) {
-        let layout = config.layouts[layoutIndex]
+        let layout = active.config.layouts[layoutIndex]
         lineScratch.removeAll(keepingCapacity: true)
         log.appendPrefix(.info, to: &lineScratch)
         ReplyWriter.raw("tap seq=", &lineScratch)
@@ -169,7 +170,7 @@ extension Daemon {
         ReplyWriter.raw(" tag=", &lineScratch)
         appendTag(info, &lineScratch)
         ReplyWriter.raw(" handler=", &lineScratch)
-        JSONWriter.appendString(config.handlers[handler].name, to: &lineScratch)
+        JSONWriter.appendString(active.config.handlers[handler].name, to: &lineScratch)
         ReplyWriter.raw(" actionData=", &lineScratch)
         appendActionData(info, &lineScratch)
         lineScratch.append(0x0A)

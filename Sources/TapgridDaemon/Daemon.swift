@@ -29,9 +29,10 @@ final class Daemon {
     var armedDeadline: UInt64 = 0
 
     // MARK: Config
-    var config: Config
-    /// JSON pieces of replies and records for `config` (see `TapFragments`).
-    var fragments: TapFragments
+    /// The config in use and what the tap path derives from it (see `ActiveConfig`).
+    var active: ActiveConfig
+    /// The config in use (a copy: the tap path reads `active.config` in place instead).
+    var config: Config { active.config }
     /// Successful config loads, 1 after the first.
     var generation: UInt64 = 1
     /// Index into `config.layouts` of the current layout.
@@ -86,8 +87,7 @@ final class Daemon {
         config: Config, configPath: String, socketPath: String, listener: consuming OwnedFD,
         signals: consuming SignalFD, log: Log, environment: [String: String]
     ) throws(Errno) {
-        self.config = config
-        self.fragments = TapFragments(config: config, generation: 1)
+        self.active = ActiveConfig(config: config, generation: 1)
         self.configPath = configPath
         self.socketPath = socketPath
         self.log = log

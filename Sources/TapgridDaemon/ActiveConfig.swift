@@ -1,12 +1,19 @@
 import TapgridCore
 
-/// The JSON pieces a tap's reply and event-log record repeat, written once: per layout and
+/// The config in use, with the JSON pieces a tap's reply and event-log record repeat, written
+/// once. Replaced whole when a config is swapped in and otherwise never mutated in its `let`s,
+/// so the tap path reads the config in place: a `let` of a final class needs no copy and no
+/// exclusivity check, where a `var` struct property of the daemon would be copied per access.
+///
+/// The fragments: per layout and
 /// generation the head (`"layout":"home","generation":3,...`), per handler and outcome the tail
 /// (`,"handler":"browser","outcome":"dispatched"`), and per grid its path and details
 /// (`"name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte runs
-/// instead of escaping names, formatting numbers and walking the tree again. Loop-owned;
-/// rebuilt whenever a config is swapped in.
-final class TapFragments {
+/// instead of escaping names, formatting numbers and walking the tree again. Loop-owned.
+final class ActiveConfig {
+    let config: Config
+    /// Successful config loads when this one was swapped in (1 for the first).
+    let generation: UInt64
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
     let replyHeads: [[UInt8]]
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
@@ -21,6 +28,8 @@ final class TapFragments {
     private var details: [[[UInt8]]]
 
     init(config: Config, generation: UInt64) {
+        self.config = config
+        self.generation = generation
         let layoutNames = config.layouts.map { layout in
             var bytes: [UInt8] = []
             JSONWriter.appendString(layout.name, to: &bytes)

@@ -5,23 +5,12 @@ import Testing
 @Suite struct CLIBinaryTests {
     fileprivate static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    fileprivate static let binary = root.appendingPathComponent(".build/debug/tapgrid").path
+    fileprivate static let binary = cliBinary
     fileprivate static let example = root.appendingPathComponent("examples/tapgrid.json").path
 
-    /// Runs the binary, draining both pipes before waiting (so a large output cannot block it).
+    /// Runs the built `tapgrid` with a minimal environment plus `environment`.
     fileprivate func tapgrid(_ arguments: [String], environment: [String: String] = [:]) throws -> (code: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIBinaryTests.binary)
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        try runProgram(CLIBinaryTests.binary, arguments, environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 })
     }
 
     @Test func helpGoesToStdoutAndExitsZero() throws {

@@ -4,17 +4,7 @@ import Testing
 /// `tapgridd`'s own command line: version, help, and `--check` giving what `tapgrid check` gives.
 @Suite struct DaemonCommandLineTests {
     func tapgridd(_ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: daemonBinary)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        try runProgram(daemonBinary, arguments)
     }
 
     @Test func versionAndHelp() throws {

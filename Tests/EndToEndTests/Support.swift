@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import Synchronization
 import Testing
 
 /// Every end-to-end test starts its own daemon; they run one at a time so timing-based checks
@@ -23,6 +24,34 @@ let daemonBinary: String = {
     ]
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
 }()
+
+/// The built CLI: `.build/debug/tapgrid`.
+let cliBinary: String = packageRoot.appendingPathComponent(".build/debug/tapgrid").path
+
+/// Runs a built program and returns its exit code, stdout and stderr. Both pipes are drained while
+/// it runs (stderr on another thread), so a chatty program cannot block on a full pipe.
+/// - Parameter environment: the whole environment; nil inherits the test's.
+func runProgram(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (code: Int32, out: String, err: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let errData = Mutex(Data())
+    let errDone = DispatchSemaphore(value: 0)
+    Thread {
+        errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() }
+        errDone.signal()
+    }.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    errDone.wait()
+    let errText = errData.withLock { String(decoding: $0, as: UTF8.self) }
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), errText)
+}
 
 /// A fresh directory under /tmp (short, so socket paths fit `sun_path`), removed by `cleanup()`.
 func makeTempDir() throws -> String {

@@ -61,26 +61,27 @@ final class ActiveConfig {
     }
 
     /// Appends `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
-    func appendTail(handler slot: Int32, outcome: Outcome, to out: inout [UInt8]) {
-        out.append(contentsOf: tails[Int(slot) + 1][outcome.rawValue])
+    func appendTail(handler slot: Int32, outcome: Outcome, to out: ByteBuffer) {
+        out.append(tails[Int(slot) + 1][outcome.rawValue])
     }
 
     /// Appends the hit grid's path as a JSON string, then `,` and its details.
     /// - Parameters:
     ///   - slot: the grid's info slot (every hittable grid has one).
     ///   - pathKey: `"path":` inside a reply's hit object, `"hit":` in an event-log record.
-    func appendHit(layout: Int, grid: Int, slot: Int, pathKey: StaticString, to out: inout [UInt8]) {
+    func appendHit(layout: Int, grid: Int, slot: Int, pathKey: StaticString, to out: ByteBuffer) {
         if paths[layout][slot].isEmpty { build(layout: layout, grid: grid, slot: slot) }
-        ReplyWriter.raw(pathKey, &out)
-        out.append(contentsOf: paths[layout][slot])
+        out.append(pathKey)
+        out.append(paths[layout][slot])
         out.append(0x2C)
-        out.append(contentsOf: details[layout][slot])
+        out.append(details[layout][slot])
     }
 
     private func build(layout: Int, grid: Int, slot: Int) {
         let tree = trees[layout]
-        var path: [UInt8] = []
-        ReplyWriter.gridPath(tree, grid, &path)
+        var path: [UInt8] = [0x22]
+        tree.appendPath(of: grid, to: &path)
+        path.append(0x22)
         let info = tree.infos[slot]
         var detail: [UInt8] = Array(#""name":"#.utf8)
         if let name = info.name { JSONWriter.appendString(name, to: &detail) } else { detail += Array("null".utf8) }

@@ -23,7 +23,7 @@ final class Client {
     var input: [UInt8] = []
     /// `input[..<scanFrom]` is known to hold no `\n` (avoids rescanning a long partial line).
     var scanFrom = 0
-    var output: [UInt8] = []
+    let output = ByteBuffer(capacity: 4096)
     var outputOffset = 0
     /// The peer shut down its writing side (or we stopped reading it, at shutdown).
     var readClosed = false
@@ -47,7 +47,6 @@ final class Client {
         self.uid = uid
         self.gids = gids
         input.reserveCapacity(Client.readChunk)
-        output.reserveCapacity(4096)
     }
 
     var pendingOutput: Int { output.count - outputOffset }

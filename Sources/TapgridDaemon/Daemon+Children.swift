@@ -5,21 +5,21 @@ import TapgridSystem
 extension Daemon {
     func childExited(_ exit: ChildExit) {
         if eventLog.isEnabled {
-            var record = eventLog.begin()
-            ReplyWriter.raw(#""seq":"#, &record)
-            ReplyWriter.uint(exit.seq, &record)
-            ReplyWriter.raw(#","event":"exit","#, &record)
+            let record = eventLog.begin()
+            record.append(#""seq":"#)
+            record.append(uint: exit.seq)
+            record.append(#","event":"exit","#)
             if let signal = exit.signal {
-                ReplyWriter.raw(#""signal":"#, &record)
-                JSONWriter.appendString(signal, to: &record)
-                if exit.timedOut { ReplyWriter.raw(#","timedOut":true"#, &record) }
+                record.append(#""signal":"#)
+                record.append(jsonString: signal)
+                if exit.timedOut { record.append(#","timedOut":true"#) }
             } else {
-                ReplyWriter.raw(#""status":"#, &record)
-                JSONWriter.appendInt(Int64(exit.status ?? -1), to: &record)
+                record.append(#""status":"#)
+                record.append(int: Int64(exit.status ?? -1))
             }
-            ReplyWriter.raw(#","durationMs":"#, &record)
-            JSONWriter.appendInt(exit.durationMs, to: &record)
-            _ = eventLog.commit(&record)
+            record.append(#","durationMs":"#)
+            record.append(int: exit.durationMs)
+            _ = eventLog.commit()
         }
         let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
             ?? "exited with status \(exit.status ?? -1)"

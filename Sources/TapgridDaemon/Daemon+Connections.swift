@@ -79,9 +79,9 @@ extension Daemon {
     /// Sends one error line to a connection we will not keep, then closes it. A fresh socket's
     /// buffer always has room for one short line, so a single non-blocking send suffices.
     private func refuse(_ fd: CInt, _ code: ErrorCode, _ message: String) {
-        lineScratch.removeAll(keepingCapacity: true)
-        ReplyWriter.error(code, message, id: nil, &lineScratch)
-        _ = lineScratch.withUnsafeBytes { try? FD.send(fd, $0) }
+        lineScratch.removeAll()
+        ReplyWriter.error(code, message, id: nil, lineScratch)
+        _ = try? FD.send(fd, lineScratch.bytes)
         FD.close(fd)
     }
 }
@@ -197,7 +197,7 @@ extension Daemon {
 
     private func lineTooLong(_ client: Client) {
         ReplyWriter.error(
-            .lineTooLong, "request line longer than \(Client.maxLineBytes) bytes", id: nil, &client.output)
+            .lineTooLong, "request line longer than \(Client.maxLineBytes) bytes", id: nil, client.output)
         client.closeAfterFlush = true
         client.stopReading = true
     }
@@ -209,11 +209,10 @@ extension Daemon {
             return
         }
         while client.pendingOutput > 0 {
-            let result: Result<FD.IOResult, Errno> = client.output.withUnsafeBytes { raw in
-                do throws(Errno) {
-                    return .success(try FD.send(client.fd, UnsafeRawBufferPointer(rebasing: raw[client.outputOffset...])))
-                } catch { return .failure(error) }
-            }
+            let result: Result<FD.IOResult, Errno>
+            do throws(Errno) {
+                result = .success(try FD.send(client.fd, UnsafeRawBufferPointer(rebasing: client.output.bytes[client.outputOffset...])))
+            } catch { result = .failure(error) }
             switch result {
             case .success(.transferred(let n)): client.outputOffset += n
             case .success(.wouldBlock): break
@@ -225,12 +224,7 @@ extension Daemon {
             if case .success(.wouldBlock) = result { break }
         }
         if client.pendingOutput == 0 && client.outputOffset > 0 {
-            if client.output.capacity > 1 << 18 {
-                client.output = []
-                client.output.reserveCapacity(4096)
-            } else {
-                client.output.removeAll(keepingCapacity: true)
-            }
+            client.output.removeAll(shrinkingAbove: 1 << 18)
             client.outputOffset = 0
         }
         if client.pendingOutput == 0 && !client.awaitingReload

@@ -38,13 +38,13 @@ extension Daemon {
                 client.awaitingReload = false
                 client.reloadID = nil
                 if let failure {
-                    writeReloadError(failure, id: id, &client.output)
+                    writeReloadError(failure, id: id, client.output)
                 } else {
                     client.output.append(0x7B)
-                    if let id { id.withUnsafeBufferPointer { ReplyWriter.id($0, &client.output) } }
-                    ReplyWriter.raw(#""ok":true,"generation":"#, &client.output)
-                    ReplyWriter.uint(generation, &client.output)
-                    ReplyWriter.raw("}\n", &client.output)
+                    if let id { id.withUnsafeBufferPointer { ReplyWriter.id($0, client.output) } }
+                    client.output.append(#""ok":true,"generation":"#)
+                    client.output.append(uint: generation)
+                    client.output.append("}\n")
                 }
                 processInput(client)
                 flush(client)
@@ -52,11 +52,11 @@ extension Daemon {
         }
     }
 
-    private func writeReloadError(_ message: String, id: [UInt8]?, _ out: inout [UInt8]) {
+    private func writeReloadError(_ message: String, id: [UInt8]?, _ out: ByteBuffer) {
         if let id {
-            id.withUnsafeBufferPointer { ReplyWriter.error(.configError, message, id: $0, &out) }
+            id.withUnsafeBufferPointer { ReplyWriter.error(.configError, message, id: $0, out) }
         } else {
-            ReplyWriter.error(.configError, message, id: nil, &out)
+            ReplyWriter.error(.configError, message, id: nil, out)
         }
     }
 

@@ -20,18 +20,18 @@ extension Daemon {
         switch RequestScanner.scan(line) {
         case .failure(let failure):
             let code: ErrorCode = failure.error.code == "parse_error" ? .parseError : .badRequest
-            ReplyWriter.error(code, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, &client.output)
+            ReplyWriter.error(code, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, client.output)
         case .success(let request):
             let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
             switch request.op {
             case .tap: handleTap(client, request, id: id, checkOnly: false)
             case .hit: handleTap(client, request, id: id, checkOnly: true)
-            case .status: writeStatus(id: id, &client.output)
-            case .layouts: writeLayouts(id: id, &client.output)
+            case .status: writeStatus(id: id, client.output)
+            case .layouts: writeLayouts(id: id, client.output)
             case .use: handleUse(client, request, id: id)
             case .reload:
                 guard mayControl(client) else {
-                    ReplyWriter.error(.forbidden, "uid \(client.uid) may not reload (socket.allowControl)", id: id, &client.output)
+                    ReplyWriter.error(.forbidden, "uid \(client.uid) may not reload (socket.allowControl)", id: id, client.output)
                     return
                 }
                 client.awaitingReload = true
@@ -40,30 +40,30 @@ extension Daemon {
             case .unknown(let name):
                 ReplyWriter.error(
                     .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use or layouts",
-                    id: id, &client.output)
+                    id: id, client.output)
             }
         }
     }
 
     private func handleUse(_ client: Client, _ request: Request, id: UnsafeBufferPointer<UInt8>?) {
         guard mayControl(client) else {
-            ReplyWriter.error(.forbidden, "uid \(client.uid) may not switch layouts (socket.allowControl)", id: id, &client.output)
+            ReplyWriter.error(.forbidden, "uid \(client.uid) may not switch layouts (socket.allowControl)", id: id, client.output)
             return
         }
         guard let name = request.layout else {
-            ReplyWriter.error(.badRequest, "\"layout\" is required", id: id, &client.output)
+            ReplyWriter.error(.badRequest, "\"layout\" is required", id: id, client.output)
             return
         }
         guard let index = config.layoutIndex(named: name) else {
-            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, &client.output)
+            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, client.output)
             return
         }
         if index != currentLayout { log.info("layout \(name) is current (op use)") }
         currentLayout = index
         client.output.append(0x7B)
-        ReplyWriter.id(id, &client.output)
-        ReplyWriter.raw(#""ok":true,"layout":"#, &client.output)
-        JSONWriter.appendString(name, to: &client.output)
-        ReplyWriter.raw("}\n", &client.output)
+        ReplyWriter.id(id, client.output)
+        client.output.append(#""ok":true,"layout":"#)
+        client.output.append(jsonString: name)
+        client.output.append("}\n")
     }
 }

@@ -3,81 +3,81 @@ import TapgridSystem
 
 /// The `status` and `layouts` replies.
 extension Daemon {
-    func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: inout [UInt8]) {
+    func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
         out.append(0x7B)
-        ReplyWriter.id(id, &out)
+        ReplyWriter.id(id, out)
         let uptimeMs = (Clock.monotonicNanos() - startNanos) / 1_000_000
-        ReplyWriter.raw(#""uptime":"#, &out)
-        JSONWriter.appendNumber(Double(uptimeMs) / 1000, to: &out)
-        ReplyWriter.raw(#","generation":"#, &out)
-        ReplyWriter.uint(generation, &out)
-        ReplyWriter.raw(#","layout":"#, &out)
-        JSONWriter.appendString(config.layouts[currentLayout].name, to: &out)
-        ReplyWriter.raw(#","taps":"#, &out)
-        ReplyWriter.uint(taps, &out)
-        ReplyWriter.raw(#","outcomes":{"#, &out)
+        out.append(#""uptime":"#)
+        out.append(number: Double(uptimeMs) / 1000)
+        out.append(#","generation":"#)
+        out.append(uint: generation)
+        out.append(#","layout":"#)
+        out.append(jsonString: config.layouts[currentLayout].name)
+        out.append(#","taps":"#)
+        out.append(uint: taps)
+        out.append(#","outcomes":{"#)
         var first = true
         for outcome in Outcome.allCases where outcomeCounts[outcome.rawValue] > 0 {
             if !first { out.append(0x2C) }
             first = false
             out.append(0x22)
-            ReplyWriter.raw(outcome.name, &out)
-            ReplyWriter.raw(#"":"#, &out)
-            ReplyWriter.uint(outcomeCounts[outcome.rawValue], &out)
+            out.append(outcome.name)
+            out.append(#"":"#)
+            out.append(uint: outcomeCounts[outcome.rawValue])
         }
-        ReplyWriter.raw(#"},"children":"#, &out)
-        JSONWriter.appendInt(Int64(supervisor.runningCount), to: &out)
-        ReplyWriter.raw(#","queued":"#, &out)
-        JSONWriter.appendInt(Int64(supervisor.queuedCount), to: &out)
-        ReplyWriter.raw(#","clients":"#, &out)
-        JSONWriter.appendInt(Int64(clientCount), to: &out)
-        ReplyWriter.raw(#","eventLog":{"path":"#, &out)
-        if let path = eventLog.path { JSONWriter.appendString(path, to: &out) } else { ReplyWriter.raw("null", &out) }
-        ReplyWriter.raw(#","ok":"#, &out)
-        ReplyWriter.raw(eventLog.ok ? "true" : "false", &out)
+        out.append(#"},"children":"#)
+        out.append(int: Int64(supervisor.runningCount))
+        out.append(#","queued":"#)
+        out.append(int: Int64(supervisor.queuedCount))
+        out.append(#","clients":"#)
+        out.append(int: Int64(clientCount))
+        out.append(#","eventLog":{"path":"#)
+        if let path = eventLog.path { out.append(jsonString: path) } else { out.append("null") }
+        out.append(#","ok":"#)
+        out.append(eventLog.ok ? "true" : "false")
         if let error = eventLog.lastError {
-            ReplyWriter.raw(#","error":"#, &out)
-            JSONWriter.appendString(error, to: &out)
+            out.append(#","error":"#)
+            out.append(jsonString: error)
         }
-        ReplyWriter.raw("}}\n", &out)
+        out.append("}}\n")
     }
 
     /// Every layout with its size and every grid's path and rect in pre-order (name and tag when set).
-    func writeLayouts(id: UnsafeBufferPointer<UInt8>?, _ out: inout [UInt8]) {
+    func writeLayouts(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
         out.append(0x7B)
-        ReplyWriter.id(id, &out)
-        ReplyWriter.raw(#""layouts":["#, &out)
+        ReplyWriter.id(id, out)
+        out.append(#""layouts":["#)
         for (index, layout) in config.layouts.enumerated() {
             if index > 0 { out.append(0x2C) }
-            ReplyWriter.raw(#"{"name":"#, &out)
-            JSONWriter.appendString(layout.name, to: &out)
-            ReplyWriter.raw(#","width":"#, &out)
-            JSONWriter.appendNumber(layout.frame.width, to: &out)
-            ReplyWriter.raw(#","height":"#, &out)
-            JSONWriter.appendNumber(layout.frame.height, to: &out)
-            ReplyWriter.raw(#","current":"#, &out)
-            ReplyWriter.raw(index == currentLayout ? "true" : "false", &out)
-            ReplyWriter.raw(#","grids":["#, &out)
+            out.append(#"{"name":"#)
+            out.append(jsonString: layout.name)
+            out.append(#","width":"#)
+            out.append(number: layout.frame.width)
+            out.append(#","height":"#)
+            out.append(number: layout.frame.height)
+            out.append(#","current":"#)
+            out.append(index == currentLayout ? "true" : "false")
+            out.append(#","grids":["#)
             for (k, grid) in layout.tree.preorder().enumerated() {
                 if k > 0 { out.append(0x2C) }
-                ReplyWriter.raw(#"{"path":"#, &out)
-                ReplyWriter.gridPath(layout.tree, grid, &out)
-                ReplyWriter.raw(#","rect":"#, &out)
-                ReplyWriter.rect(layout.resolved.rects[grid], &out)
+                out.append(#"{"path":"#)
+                ReplyWriter.gridPath(layout.tree, grid, out)
+                out.append(#","rect":"#)
+                ReplyWriter.rect(layout.resolved.rects[grid], out)
                 if let info = layout.tree.info(of: grid) {
                     if let name = info.name {
-                        ReplyWriter.raw(#","name":"#, &out)
-                        JSONWriter.appendString(name, to: &out)
+                        out.append(#","name":"#)
+                        out.append(jsonString: name)
                     }
                     if info.tag != 0 {
-                        ReplyWriter.raw(#","tag":"#, &out)
-                        JSONWriter.appendInt(info.tag, to: &out)
+                        out.append(#","tag":"#)
+                        out.append(int: info.tag)
                     }
                 }
                 out.append(0x7D)
             }
-            ReplyWriter.raw("]}", &out)
+            out.append("]}")
         }
-        ReplyWriter.raw("]}\n", &out)
+        out.append("]}\n")
     }
 }

@@ -8,17 +8,17 @@ extension Daemon {
     func handleTap(_ client: Client, _ request: Request, id: UnsafeBufferPointer<UInt8>?, checkOnly: Bool) {
         let active = self.active
         guard let x = request.x else {
-            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, &client.output)
+            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, client.output)
             return
         }
         guard let y = request.y else {
-            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, &client.output)
+            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, client.output)
             return
         }
         let layoutIndex: Int
         if let name = request.layout {
             guard let index = active.config.layoutIndex(named: name) else {
-                ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, &client.output)
+                ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, client.output)
                 return
             }
             layoutIndex = index
@@ -59,48 +59,46 @@ extension Daemon {
         // for a tap the log does not have (unless the reply says "logged": false).
         var logged = true
         if !checkOnly && eventLog.isEnabled {
-            var record = eventLog.begin()
-            ReplyWriter.raw(#""seq":"#, &record)
-            ReplyWriter.uint(tapSeq, &record)
-            record.append(contentsOf: active.recordHeads[layoutIndex])
-            JSONWriter.appendNumber(x, to: &record)
-            ReplyWriter.raw(#","y":"#, &record)
-            JSONWriter.appendNumber(y, to: &record)
+            let record = eventLog.begin()
+            record.append(#""seq":"#)
+            record.append(uint: tapSeq)
+            record.append(active.recordHeads[layoutIndex])
+            record.append(number: x)
+            record.append(#","y":"#)
+            record.append(number: y)
             record.append(0x2C)
             if let grid {
-                active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: &record)
+                active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: record)
             } else {
-                ReplyWriter.raw(#""hit":null,"name":null,"tag":null,"actionData":null"#, &record)
+                record.append(#""hit":null,"name":null,"tag":null,"actionData":null"#)
             }
-            active.appendTail(handler: slot, outcome: outcome, to: &record)
-            logged = eventLog.commit(&record)
+            active.appendTail(handler: slot, outcome: outcome, to: record)
+            logged = eventLog.commit()
         }
 
-        var out = client.output
-        client.output = []
+        let out = client.output
         out.append(0x7B)
-        ReplyWriter.id(id, &out)
+        ReplyWriter.id(id, out)
         if !checkOnly {
-            ReplyWriter.raw(#""seq":"#, &out)
-            ReplyWriter.uint(tapSeq, &out)
+            out.append(#""seq":"#)
+            out.append(uint: tapSeq)
             out.append(0x2C)
         }
-        out.append(contentsOf: active.replyHeads[layoutIndex])
+        out.append(active.replyHeads[layoutIndex])
         if let grid {
             out.append(0x7B)
-            active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: &out)
+            active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: out)
             out.append(0x7D)
         } else {
-            ReplyWriter.raw("null", &out)
+            out.append("null")
         }
-        active.appendTail(handler: slot, outcome: outcome, to: &out)
+        active.appendTail(handler: slot, outcome: outcome, to: out)
         if let reason {
-            ReplyWriter.raw(#","reason":"#, &out)
-            JSONWriter.appendString(reason, to: &out)
+            out.append(#","reason":"#)
+            out.append(jsonString: reason)
         }
-        if !logged { ReplyWriter.raw(#","logged":false"#, &out) }
-        ReplyWriter.raw("}\n", &out)
-        client.output = out
+        if !logged { out.append(#","logged":false"#) }
+        out.append("}\n")
         if log.verbose {
             log.debug("tap seq=\(tapSeq) layout=\(active.config.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
         }
@@ -157,41 +155,41 @@ extension Daemon {
     /// A `log` handler's record: one structured line on stderr (the journal under systemd).
     private func writeLogHandlerLine(handler: Int, layoutIndex: Int, grid: Int, info: GridInfo) {
         let layout = active.config.layouts[layoutIndex]
-        lineScratch.removeAll(keepingCapacity: true)
-        log.appendPrefix(.info, to: &lineScratch)
-        ReplyWriter.raw("tap seq=", &lineScratch)
-        ReplyWriter.uint(seq, &lineScratch)
-        ReplyWriter.raw(" layout=", &lineScratch)
-        JSONWriter.appendString(layout.name, to: &lineScratch)
-        ReplyWriter.raw(" grid=", &lineScratch)
-        ReplyWriter.gridPath(layout.tree, grid, &lineScratch)
-        ReplyWriter.raw(" name=", &lineScratch)
-        appendName(info, &lineScratch)
-        ReplyWriter.raw(" tag=", &lineScratch)
-        appendTag(info, &lineScratch)
-        ReplyWriter.raw(" handler=", &lineScratch)
-        JSONWriter.appendString(active.config.handlers[handler].name, to: &lineScratch)
-        ReplyWriter.raw(" actionData=", &lineScratch)
-        appendActionData(info, &lineScratch)
+        lineScratch.removeAll()
+        log.appendPrefix(.info, to: lineScratch)
+        lineScratch.append("tap seq=")
+        lineScratch.append(uint: seq)
+        lineScratch.append(" layout=")
+        lineScratch.append(jsonString: layout.name)
+        lineScratch.append(" grid=")
+        ReplyWriter.gridPath(layout.tree, grid, lineScratch)
+        lineScratch.append(" name=")
+        appendName(info, lineScratch)
+        lineScratch.append(" tag=")
+        appendTag(info, lineScratch)
+        lineScratch.append(" handler=")
+        lineScratch.append(jsonString: active.config.handlers[handler].name)
+        lineScratch.append(" actionData=")
+        appendActionData(info, lineScratch)
         lineScratch.append(0x0A)
-        Log.writeStderr(lineScratch)
+        Log.writeStderr(lineScratch.bytes)
     }
 
-    private func appendName(_ info: GridInfo?, _ out: inout [UInt8]) {
-        if let name = info?.name { JSONWriter.appendString(name, to: &out) } else { ReplyWriter.raw("null", &out) }
+    private func appendName(_ info: GridInfo?, _ out: ByteBuffer) {
+        if let name = info?.name { out.append(jsonString: name) } else { out.append("null") }
     }
 
-    private func appendTag(_ info: GridInfo?, _ out: inout [UInt8]) {
-        if let tag = info?.tag, tag != 0 { JSONWriter.appendInt(tag, to: &out) } else { ReplyWriter.raw("null", &out) }
+    private func appendTag(_ info: GridInfo?, _ out: ByteBuffer) {
+        if let tag = info?.tag, tag != 0 { out.append(int: tag) } else { out.append("null") }
     }
 
-    private func appendActionData(_ info: GridInfo?, _ out: inout [UInt8]) {
+    private func appendActionData(_ info: GridInfo?, _ out: ByteBuffer) {
         guard let info else {
-            ReplyWriter.raw("null", &out)
+            out.append("null")
             return
         }
         var text = info.actionDataJSON
-        text.withUTF8 { out.append(contentsOf: $0) }
+        text.withUTF8 { out.append($0) }
     }
 
 }

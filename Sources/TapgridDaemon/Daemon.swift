@@ -58,7 +58,7 @@ final class Daemon {
     /// Reusable buffers of the hot path.
     /// Every client read lands here first (allocated once, never freed: the daemon's lifetime).
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Client.readChunk, alignment: 16)
-    var lineScratch: [UInt8] = []
+    let lineScratch = ByteBuffer(capacity: 1024)
 
     // MARK: Reload
     let reloader: Reloader
@@ -102,7 +102,6 @@ final class Daemon {
         self.eventLog = EventLog(runID: CurrentProcess.randomRunID(), log: log)
         var st = stat()
         if lstat(socketPath, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
-        lineScratch.reserveCapacity(1024)
 
         try epoll.add(listenerFD, events: .readable, data: EpollToken.make(kind: EpollToken.listener))
         try epoll.add(self.signals.fd.rawValue, events: .readable, data: EpollToken.make(kind: EpollToken.signals))

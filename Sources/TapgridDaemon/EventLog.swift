@@ -19,22 +19,20 @@ final class EventLog {
     private(set) var lastError: String?
     private var lastOpenAttemptNanos: UInt64 = 0
     private let log: Log
-    /// The record buffer, kept between records so it is allocated once. `begin` hands it out
-    /// and `commit` takes it back: the caller builds the record in a local variable, which
-    /// costs no exclusivity check per append (a class property passed `inout` does).
-    private var record: [UInt8] = []
+    /// The record buffer, kept between records so it is allocated once: `begin` hands it out,
+    /// the caller appends the record's fields, `commit` writes it.
+    private let record = ByteBuffer(capacity: 1024)
     /// `"<run id>"`, escaped once.
     private let runJSON: [UInt8]
     private var cachedSecond: Int = -1
-    private var cachedPrefix: [UInt8] = []
+    /// `YYYY-MM-DDTHH:MM:SS` of `cachedSecond`.
+    private let cachedPrefix = ByteBuffer(capacity: 24)
 
     init(runID: String, log: Log) {
         var run: [UInt8] = []
         JSONWriter.appendString(runID, to: &run)
         self.runJSON = run
         self.log = log
-        record.reserveCapacity(1024)
-        cachedPrefix.reserveCapacity(24)
     }
 
     deinit { if fd >= 0 { FD.close(fd) } }
@@ -120,25 +118,21 @@ final class EventLog {
         }
     }
 
-    /// Starts a record: `{"time":"...","run":"...",`; the caller appends the rest, then passes
-    /// the buffer to `commit`.
-    func begin() -> [UInt8] {
-        var out = record
-        record = []
-        out.removeAll(keepingCapacity: true)
-        ReplyWriter.raw(#"{"time":""#, &out)
-        appendTime(to: &out)
-        ReplyWriter.raw(#"","run":"#, &out)
-        out.append(contentsOf: runJSON)
-        out.append(0x2C)
-        return out
+    /// Starts a record: `{"time":"...","run":"...",`; the caller appends the rest to the buffer
+    /// returned, then calls `commit`.
+    func begin() -> ByteBuffer {
+        record.removeAll()
+        record.append(#"{"time":""#)
+        appendTime(to: record)
+        record.append(#"","run":"#)
+        record.append(runJSON)
+        record.append(0x2C)
+        return record
     }
 
-    /// Ends the record (`}` and `\n`), writes it and keeps the buffer for the next one (swapped
-    /// in, not copied: the caller's variable is left with an empty array).
+    /// Ends the record begun by `begin` (`}` and `\n`) and writes it.
     /// - Returns: whether the whole record reached the file.
-    func commit(_ built: inout [UInt8]) -> Bool {
-        swap(&record, &built)
+    func commit() -> Bool {
         record.append(0x7D)
         record.append(0x0A)
         guard let path else { return true }
@@ -147,22 +141,16 @@ final class EventLog {
             openFile()
             if fd < 0 { return false }
         }
-        var failure: String? = nil
-        record.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 {
-                    offset += n
-                    continue
-                }
-                if n < 0 && errno == EINTR { continue }
-                failure = "cannot write " + path + ": " + (n < 0 ? Errno.current.description : "short write")
-                return
+        let raw = record.bytes
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n > 0 {
+                offset += n
+                continue
             }
-        }
-        if let failure {
-            fail(failure)
+            if n < 0 && errno == EINTR { continue }
+            fail("cannot write " + path + ": " + (n < 0 ? Errno.current.description : "short write"))
             return false
         }
         if !ok {
@@ -174,7 +162,7 @@ final class EventLog {
     }
 
     /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC); the part up to the second is cached.
-    private func appendTime(to record: inout [UInt8]) {
+    private func appendTime(to record: ByteBuffer) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         let second = Int(ts.tv_sec)
@@ -183,26 +171,26 @@ final class EventLog {
             var t = ts.tv_sec
             var parts = tm()
             gmtime_r(&t, &parts)
-            cachedPrefix.removeAll(keepingCapacity: true)
-            Self.digits(Int(parts.tm_year) + 1900, 4, &cachedPrefix)
+            cachedPrefix.removeAll()
+            Self.digits(Int(parts.tm_year) + 1900, 4, cachedPrefix)
             cachedPrefix.append(0x2D)
-            Self.digits(Int(parts.tm_mon) + 1, 2, &cachedPrefix)
+            Self.digits(Int(parts.tm_mon) + 1, 2, cachedPrefix)
             cachedPrefix.append(0x2D)
-            Self.digits(Int(parts.tm_mday), 2, &cachedPrefix)
+            Self.digits(Int(parts.tm_mday), 2, cachedPrefix)
             cachedPrefix.append(0x54)
-            Self.digits(Int(parts.tm_hour), 2, &cachedPrefix)
+            Self.digits(Int(parts.tm_hour), 2, cachedPrefix)
             cachedPrefix.append(0x3A)
-            Self.digits(Int(parts.tm_min), 2, &cachedPrefix)
+            Self.digits(Int(parts.tm_min), 2, cachedPrefix)
             cachedPrefix.append(0x3A)
-            Self.digits(Int(parts.tm_sec), 2, &cachedPrefix)
+            Self.digits(Int(parts.tm_sec), 2, cachedPrefix)
         }
-        record.append(contentsOf: cachedPrefix)
+        record.append(cachedPrefix.bytes)
         record.append(0x2E)
-        Self.digits(Int(ts.tv_nsec / 1_000_000), 3, &record)
+        Self.digits(Int(ts.tv_nsec / 1_000_000), 3, record)
         record.append(0x5A)
     }
 
-    private static func digits(_ value: Int, _ width: Int, _ out: inout [UInt8]) {
+    private static func digits(_ value: Int, _ width: Int, _ out: ByteBuffer) {
         var divisor = 1
         for _ in 1..<width { divisor *= 10 }
         var v = value

@@ -16,39 +16,43 @@ struct Log {
     func debug(_ message: @autoclosure () -> String) { if verbose { write(.debug, message()) } }
 
     func write(_ level: Level, _ message: String) {
-        var line: [UInt8] = []
-        line.reserveCapacity(message.utf8.count + 24)
-        appendPrefix(level, to: &line)
-        line.append(contentsOf: message.utf8)
+        let line = ByteBuffer(capacity: message.utf8.count + 24)
+        appendPrefix(level, to: line)
+        var message = message
+        message.withUTF8 { line.append($0) }
         line.append(0x0A)
-        Log.writeStderr(line)
+        Log.writeStderr(line.bytes)
     }
 
     /// Writes the prefix of a line built by the caller in its own buffer (hot path: no String).
-    func appendPrefix(_ level: Level, to line: inout [UInt8]) {
+    func appendPrefix(_ level: Level, to line: ByteBuffer) {
         if journal {
             line.append(0x3C)
             line.append(0x30 + UInt8(level.rawValue))
             line.append(0x3E)
         }
-        line.append(contentsOf: "tapgridd: ".utf8)
-        if level == .error { line.append(contentsOf: "error: ".utf8) }
-        if level == .warning { line.append(contentsOf: "warning: ".utf8) }
+        line.append("tapgridd: ")
+        if level == .error { line.append("error: ") }
+        if level == .warning { line.append("warning: ") }
+    }
+
+    /// Writes finished text (ending in `\n`) to fd 2.
+    static func writeStderr(_ text: String) {
+        var text = text
+        text.withUTF8 { writeStderr(UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes a finished line (with its `\n`) to fd 2, retrying short writes and `EINTR`.
-    static func writeStderr(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
+    static func writeStderr(_ raw: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < raw.count {
+            let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return
             }
         }
     }

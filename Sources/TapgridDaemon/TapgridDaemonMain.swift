@@ -27,7 +27,7 @@ public enum TapgridDaemonMain {
             case .run(let parsed): options = parsed
             }
         } catch {
-            Log.writeStderr(Array(error.stderrText.utf8))
+            Log.writeStderr(error.stderrText)
             return UsageError.exitCode
         }
         let environment = ProcessEnvironment.current()
@@ -38,10 +38,10 @@ public enum TapgridDaemonMain {
             // The same checks as `tapgrid check`, geometry warnings included.
             let (config, diagnostics) = ConfigLoader.check(path: configPath)
             for diagnostic in diagnostics.all {
-                Log.writeStderr(Array("\(diagnostic.severity.rawValue): \(diagnostic.description)\n".utf8))
+                Log.writeStderr("\(diagnostic.severity.rawValue): \(diagnostic.description)\n")
             }
             guard let config, !diagnostics.hasErrors else { return 1 }
-            Log.writeStderr(Array("\(configPath): valid, \(config.layouts.count) layout(s)\n".utf8))
+            Log.writeStderr("\(configPath): valid, \(config.layouts.count) layout(s)\n")
             return 0
         }
 

@@ -111,8 +111,11 @@ struct JSONWriterTests {
     }
 
     func fast(_ value: Double) -> String? {
-        var out: [UInt8] = []
-        return JSONWriter.appendShortDecimal(value, to: &out) ? String(decoding: out, as: UTF8.self) : nil
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONWriter.maxNumberBytes) { buffer in
+            JSONWriter.writeShortDecimal(value, to: buffer.baseAddress!).map {
+                String(decoding: UnsafeBufferPointer(rebasing: buffer[..<$0]), as: UTF8.self)
+            }
+        }
     }
 
     @Test func matchesTheShortestDescription() {

@@ -1,8 +1,18 @@
 /// Appends compact JSON to a byte buffer. Used on the daemon's hot path: no Foundation, and no
-/// allocation beyond the buffer's own growth (numbers that are not small integers go through
-/// `Double.description`, whose short result is a small inline string).
+/// allocation beyond the buffer's own growth (numbers that are not small integers or short
+/// decimals go through `Double.description`, whose short result is a small inline string).
+/// The `write` functions do the work into memory the caller has reserved (at most `max...Bytes`)
+/// and return the length: the daemon's own buffer appends with them, and the `[UInt8]` functions
+/// go through them too, so there is one implementation of each format.
 public enum JSONWriter {
     private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// Most bytes `writeInt` writes (`-9223372036854775808`).
+    @inlinable public static var maxIntBytes: Int { 20 }
+    /// Most bytes `writeNumber` writes (Swift's longest `Double.description` has 24).
+    @inlinable public static var maxNumberBytes: Int { 32 }
+    /// Most bytes `writeString` writes for `count` bytes of UTF-8 (all `\u00XX`, and the quotes).
+    @inlinable public static func maxStringBytes(_ count: Int) -> Int { 6 * count + 2 }
 
     /// Appends `s` as a quoted JSON string: `"` and `\` escaped, control characters as `\n` `\t` `\r`
     /// `\b` `\f` or `\u00XX`, everything else (including non-ASCII UTF-8) passed through.
@@ -13,40 +23,59 @@ public enum JSONWriter {
 
     /// Appends the (valid UTF-8) bytes as a quoted JSON string.
     public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        out.reserveCapacity(out.count + bytes.count + 2)
-        out.append(0x22)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxStringBytes(bytes.count)) { buffer in
+            let n = writeString(utf8: bytes, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+    }
+
+    /// Writes the (valid UTF-8) bytes as a quoted JSON string at `out`, which has room for
+    /// `maxStringBytes(bytes.count)`; returns the length. Runs without escapes are copied whole.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        out[0] = 0x22
+        var written = 1
         var runStart = 0
         var i = 0
         let n = bytes.count
+        func copyRun(upTo end: Int) {
+            guard runStart < end else { return }
+            (out + written).update(from: bytes.baseAddress! + runStart, count: end - runStart)
+            written += end - runStart
+        }
+        func put(_ byte: UInt8) {
+            out[written] = byte
+            written += 1
+        }
         while i < n {
             let c = bytes[i]
             if c >= 0x20 && c != 0x22 && c != 0x5C {
                 i += 1
                 continue
             }
-            if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
-            out.append(0x5C)
+            copyRun(upTo: i)
+            put(0x5C)
             switch c {
-            case 0x22: out.append(0x22)
-            case 0x5C: out.append(0x5C)
-            case 0x0A: out.append(0x6E)
-            case 0x09: out.append(0x74)
-            case 0x0D: out.append(0x72)
-            case 0x08: out.append(0x62)
-            case 0x0C: out.append(0x66)
+            case 0x22: put(0x22)
+            case 0x5C: put(0x5C)
+            case 0x0A: put(0x6E)
+            case 0x09: put(0x74)
+            case 0x0D: put(0x72)
+            case 0x08: put(0x62)
+            case 0x0C: put(0x66)
             default:
                 let hex = hexDigits.utf8Start
-                out.append(0x75)
-                out.append(0x30)
-                out.append(0x30)
-                out.append(hex[Int(c >> 4)])
-                out.append(hex[Int(c & 0xF)])
+                put(0x75)
+                put(0x30)
+                put(0x30)
+                put(hex[Int(c >> 4)])
+                put(hex[Int(c & 0xF)])
             }
             i += 1
             runStart = i
         }
-        if runStart < n { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<n])) }
-        out.append(0x22)
+        copyRun(upTo: n)
+        put(0x22)
+        return written
     }
 
     @inline(__always)
@@ -56,71 +85,108 @@ public enum JSONWriter {
 
     /// Appends a decimal integer.
     public static func appendInt(_ value: Int64, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxIntBytes) { buffer in
+            let n = writeInt(value, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+    }
+
+    /// Writes a decimal integer at `out`, which has room for `maxIntBytes`; returns the length.
+    /// Inlinable: the daemon writes every tap's `seq` and coordinates with it.
+    @inlinable
+    public static func writeInt(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var magnitude = value.magnitude
-        if value < 0 { out.append(0x2D) }
-        if magnitude < 10 {
-            out.append(0x30 + UInt8(magnitude))
-            return
+        var length = 1
+        if value < 0 {
+            out[0] = 0x2D
+            length += 1
         }
-        // At most 20 digits; write them backwards into a stack buffer.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buf in
-            var k = 20
-            while magnitude > 0 {
-                k -= 1
-                buf[k] = 0x30 + UInt8(magnitude % 10)
-                magnitude /= 10
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[k..<20]))
+        var rest = magnitude
+        while rest >= 10 {
+            rest /= 10
+            length += 1
         }
+        var k = length
+        repeat {
+            k -= 1
+            out[k] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return length
     }
 
     /// Appends a number as the shortest decimal that reads back to the same `Double`. Integral values
     /// up to 2^53 in magnitude print as plain integers (`120`, never `120.0`), -0 prints as `0`, huge or
     /// tiny values use exponent notation (`1e+300`). NaN and infinities are not JSON: they print `null`.
     public static func appendNumber(_ value: Double, to out: inout [UInt8]) {
-        guard value.isFinite else {
-            appendStatic("null", to: &out)
-            return
-        }
-        if value.magnitude <= 9_007_199_254_740_992 && value.rounded(.towardZero) == value {
-            appendInt(Int64(value), to: &out)
-            return
-        }
-        if appendShortDecimal(value, to: &out) { return }
-        var text = value.description
-        text.withUTF8 { utf8 in
-            // Swift writes exponent notation from 2^53 on; never leave a ".0" should that change.
-            var n = utf8.count
-            if n > 2 && utf8[n - 1] == 0x30 && utf8[n - 2] == 0x2E { n -= 2 }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<n]))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxNumberBytes) { buffer in
+            let n = writeNumber(value, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
         }
     }
 
+    /// Writes a number as `appendNumber` does at `out`, which has room for `maxNumberBytes`;
+    /// returns the length. Inlinable for the integers and short decimals of tap coordinates.
+    @inlinable
+    public static func writeNumber(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        if value.magnitude <= 9_007_199_254_740_992 && value.rounded(.towardZero) == value {
+            return writeInt(Int64(value), to: out)
+        }
+        if let n = writeShortDecimal(value, to: out) { return n }
+        return writeNumberText(value, to: out)
+    }
+
     /// Tap coordinates are mostly like `120.5` or `33.25`: written here without going through a
-    /// `String`. Handles 0.001 <= |value| < 1e9 with at most three decimals, where that decimal
-    /// is the shortest text reading back to `value` (no other decimal with three or fewer
-    /// places lies within half an ulp of it); returns false for anything else.
-    static func appendShortDecimal(_ value: Double, to out: inout [UInt8]) -> Bool {
+    /// `String`. Handles non-integral values with 0.001 <= |value| < 1e9 and at most three
+    /// decimals, where that decimal is the shortest text reading back to `value` (no other decimal
+    /// with three or fewer places lies within half an ulp of it); returns nil for anything else.
+    @inlinable
+    static func writeShortDecimal(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int? {
         let magnitude = value.magnitude
-        guard magnitude >= 0.001, magnitude < 1e9 else { return false }
+        guard magnitude >= 0.001, magnitude < 1e9 else { return nil }
         let scaled = (magnitude * 1000).rounded()
-        guard scaled / 1000 == magnitude else { return false }
+        guard scaled / 1000 == magnitude else { return nil }
         var thousandths = Int64(scaled)
-        if value < 0 { out.append(0x2D) }
-        appendInt(thousandths / 1000, to: &out)
+        var n = 0
+        if value < 0 {
+            out[0] = 0x2D
+            n = 1
+        }
+        n += writeInt(thousandths / 1000, to: out + n)
         thousandths %= 1000
         var digits = 3
         while thousandths % 10 == 0 {
             thousandths /= 10
             digits -= 1
         }
-        out.append(0x2E)
+        out[n] = 0x2E
+        n += 1
         var divisor: Int64 = digits == 3 ? 100 : (digits == 2 ? 10 : 1)
         while divisor > 0 {
-            out.append(0x30 + UInt8(thousandths / divisor % 10))
+            out[n] = 0x30 + UInt8(truncatingIfNeeded: thousandths / divisor % 10)
+            n += 1
             divisor /= 10
         }
-        return true
+        return n
+    }
+
+    /// The rest: `null` for NaN and infinities, else Swift's shortest round-trip text.
+    @usableFromInline
+    static func writeNumberText(_ value: Double, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard value.isFinite else {
+            let null: StaticString = "null"
+            out.update(from: null.utf8Start, count: null.utf8CodeUnitCount)
+            return null.utf8CodeUnitCount
+        }
+        var text = value.description
+        return text.withUTF8 { utf8 in
+            // Swift writes exponent notation from 2^53 on; never leave a ".0" should that change.
+            var n = utf8.count
+            if n > 2 && utf8[n - 1] == 0x30 && utf8[n - 2] == 0x2E { n -= 2 }
+            precondition(n <= maxNumberBytes, "Double.description longer than JSONWriter.maxNumberBytes")
+            out.update(from: utf8.baseAddress!, count: n)
+            return n
+        }
     }
 
     /// Appends `value` compactly, object members in order; numbers with an exact `int64` print exactly.

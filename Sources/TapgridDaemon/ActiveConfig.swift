@@ -8,27 +8,31 @@ import TapgridCore
 /// The fragments: per layout and
 /// generation the head (`"layout":"home","generation":3,...`), per handler and outcome the tail
 /// (`,"handler":"browser","outcome":"dispatched"`), and per grid its path and details
-/// (`"name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte runs
-/// instead of escaping names, formatting numbers and walking the tree again. Loop-owned.
+/// (`"0/1","name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte
+/// runs instead of escaping names, formatting numbers and walking the tree again. Loop-owned.
 final class ActiveConfig {
     let config: Config
+    /// `config.layouts` (the same storage), for the tap path: calling a method on `config`
+    /// itself copies the whole `Config` per call.
+    let layouts: [LoadedLayout]
     /// Successful config loads when this one was swapped in (1 for the first).
     let generation: UInt64
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
     let replyHeads: [[UInt8]]
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
     let recordHeads: [[UInt8]]
-    /// Per handler slot + 1 (0: unrouted) and outcome: `,"handler":...,"outcome":"..."`.
-    private let tails: [[[UInt8]]]
-    /// The layouts' trees, for building a grid's fragments on its first hit.
-    private let trees: [GridTree]
-    /// Per layout, per grid-info slot: `"0/1"`; empty until the grid is first hit.
-    private var paths: [[[UInt8]]]
-    /// Per layout, per grid-info slot: `"name":...,"tag":...,"actionData":...`.
-    private var details: [[[UInt8]]]
+    /// At `(handler slot + 1) * outcomes + outcome` (slot -1: unrouted): `,"handler":...,"outcome":"..."`.
+    private let tails: [[UInt8]]
+    private let outcomes = Outcome.allCases.count
+    /// At `hitStart[layout] + info slot`: the grid's hit fragment, empty until its first hit.
+    /// Memory this object owns rather than a `var` array: filling one in on a first hit is rare,
+    /// and reads then cost no exclusivity check and no copy-on-write check per tap.
+    private let hits: UnsafeMutableBufferPointer<[UInt8]>
+    private let hitStart: [Int]
 
     init(config: Config, generation: UInt64) {
         self.config = config
+        self.layouts = config.layouts
         self.generation = generation
         let layoutNames = config.layouts.map { layout in
             var bytes: [UInt8] = []
@@ -48,48 +52,57 @@ final class ActiveConfig {
         recordHeads = layoutNames.map { name in
             Array(#","layout":"#.utf8) + name + Array(#","generation":"#.utf8) + generationBytes + Array(#","x":"#.utf8)
         }
-        tails = ([Array("null".utf8)] + handlerNames).map { handler in
-            Outcome.allCases.map { outcome in
+        tails = ([Array("null".utf8)] + handlerNames).flatMap { (handler: [UInt8]) -> [[UInt8]] in
+            Outcome.allCases.map { (outcome: Outcome) -> [UInt8] in
                 Array(#","handler":"#.utf8) + handler + Array(#","outcome":""#.utf8)
                     + Array(UnsafeBufferPointer(start: outcome.name.utf8Start, count: outcome.name.utf8CodeUnitCount)) + [0x22]
             }
         }
 
-        trees = config.layouts.map { $0.resolved.tree }
-        paths = config.layouts.map { [[UInt8]](repeating: [], count: $0.tree.infos.count) }
-        details = paths
+        var starts: [Int] = []
+        var total = 0
+        for layout in config.layouts {
+            starts.append(total)
+            total += layout.tree.infos.count
+        }
+        hitStart = starts
+        hits = .allocate(capacity: total)
+        hits.initialize(repeating: [])
     }
 
-    /// Appends `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
-    func appendTail(handler slot: Int32, outcome: Outcome, to out: ByteBuffer) {
-        out.append(tails[Int(slot) + 1][outcome.rawValue])
+    deinit {
+        hits.deinitialize()
+        hits.deallocate()
     }
 
-    /// Appends the hit grid's path as a JSON string, then `,` and its details.
-    /// - Parameters:
-    ///   - slot: the grid's info slot (every hittable grid has one).
-    ///   - pathKey: `"path":` inside a reply's hit object, `"hit":` in an event-log record.
-    func appendHit(layout: Int, grid: Int, slot: Int, pathKey: StaticString, to out: ByteBuffer) {
-        if paths[layout][slot].isEmpty { build(layout: layout, grid: grid, slot: slot) }
-        out.append(pathKey)
-        out.append(paths[layout][slot])
-        out.append(0x2C)
-        out.append(details[layout][slot])
+    /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.
+    func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
+
+    /// `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
+    func tail(handler slot: Int32, outcome: Outcome) -> [UInt8] {
+        tails[(Int(slot) + 1) * outcomes + outcome.rawValue]
     }
 
-    private func build(layout: Int, grid: Int, slot: Int) {
-        let tree = trees[layout]
-        var path: [UInt8] = [0x22]
-        tree.appendPath(of: grid, to: &path)
-        path.append(0x22)
+    /// The hit grid's path as a JSON string, then `,` and its details:
+    /// `"0/1","name":...,"tag":...,"actionData":...` (after `"path":` in a reply's hit object,
+    /// after `"hit":` in an event-log record).
+    /// - Parameter slot: the grid's info slot (every hittable grid has one).
+    func hit(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+        let index = hitStart[layout] + slot
+        if hits[index].isEmpty { hits[index] = Self.hitFragment(layouts[layout].tree, grid: grid, slot: slot) }
+        return hits[index]
+    }
+
+    private static func hitFragment(_ tree: GridTree, grid: Int, slot: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0x22]
+        tree.appendPath(of: grid, to: &bytes)
+        bytes += Array(#"","name":"#.utf8)
         let info = tree.infos[slot]
-        var detail: [UInt8] = Array(#""name":"#.utf8)
-        if let name = info.name { JSONWriter.appendString(name, to: &detail) } else { detail += Array("null".utf8) }
-        detail += Array(#","tag":"#.utf8)
-        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &detail) } else { detail += Array("null".utf8) }
-        detail += Array(#","actionData":"#.utf8)
-        detail += Array(info.actionDataJSON.utf8)
-        paths[layout][slot] = path
-        details[layout][slot] = detail
+        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { bytes += Array("null".utf8) }
+        bytes += Array(#","tag":"#.utf8)
+        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { bytes += Array("null".utf8) }
+        bytes += Array(#","actionData":"#.utf8)
+        bytes += Array(info.actionDataJSON.utf8)
+        return bytes
     }
 }

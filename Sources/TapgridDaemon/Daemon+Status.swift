@@ -17,13 +17,13 @@ extension Daemon {
         out.append(uint: taps)
         out.append(#","outcomes":{"#)
         var first = true
-        for outcome in Outcome.allCases where outcomeCounts[outcome.rawValue] > 0 {
+        for outcome in Outcome.allCases where outcomeCounts[outcome] > 0 {
             if !first { out.append(0x2C) }
             first = false
             out.append(0x22)
             out.append(outcome.name)
             out.append(#"":"#)
-            out.append(uint: outcomeCounts[outcome.rawValue])
+            out.append(uint: outcomeCounts[outcome])
         }
         out.append(#"},"children":"#)
         out.append(int: Int64(supervisor.runningCount))

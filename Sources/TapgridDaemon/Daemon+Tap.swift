@@ -7,18 +7,19 @@ import TapgridSystem
 extension Daemon {
     func handleTap(_ client: Client, _ request: Request, id: UnsafeBufferPointer<UInt8>?, checkOnly: Bool) {
         let active = self.active
+        let out = client.output
         guard let x = request.x else {
-            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, client.output)
+            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
             return
         }
         guard let y = request.y else {
-            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, client.output)
+            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, out)
             return
         }
         let layoutIndex: Int
         if let name = request.layout {
-            guard let index = active.config.layoutIndex(named: name) else {
-                ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, client.output)
+            guard let index = active.layoutIndex(named: name) else {
+                ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, out)
                 return
             }
             layoutIndex = index
@@ -27,7 +28,7 @@ extension Daemon {
         }
         // Indexes only: the layout is read in place, and the whole GridInfo is copied only by
         // the handlers that use it.
-        let target = active.config.target(layout: layoutIndex, x: x, y: y)
+        let target = active.layouts.target(layout: layoutIndex, x: x, y: y)
         let grid = target?.grid
         let infoSlot = target?.info ?? -1
         let slot = target?.handler ?? -1
@@ -47,13 +48,16 @@ extension Daemon {
                 outcome = .suppressed
             } else {
                 (outcome, reason) = route(
-                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: active.config.layouts[layoutIndex].resolved.tree.infos[infoSlot], x: x, y: y, now: now)
-                if outcome == .dispatched && active.config.layouts[layoutIndex].debounceMs > 0 {
+                    slot: Int(slot), layoutIndex: layoutIndex, grid: grid!, info: active.layouts[layoutIndex].tree.infos[infoSlot], x: x, y: y, now: now)
+                if outcome == .dispatched && active.layouts[layoutIndex].debounceMs > 0 {
                     lastDispatch[UInt64(layoutIndex) << 32 | UInt64(grid!)] = now
                 }
             }
-            outcomeCounts[outcome.rawValue] += 1
+            outcomeCounts.add(outcome)
         }
+        // Looked up once for both the record and the reply.
+        let hit = grid.map { active.hit(layout: layoutIndex, grid: $0, slot: infoSlot) }
+        let tail = active.tail(handler: slot, outcome: outcome)
 
         // The event-log record goes out before the reply is queued: a client never sees a reply
         // for a tap the log does not have (unless the reply says "logged": false).
@@ -66,17 +70,16 @@ extension Daemon {
             record.append(number: x)
             record.append(#","y":"#)
             record.append(number: y)
-            record.append(0x2C)
-            if let grid {
-                active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""hit":"#, to: record)
+            if let hit {
+                record.append(#","hit":"#)
+                record.append(hit)
             } else {
-                record.append(#""hit":null,"name":null,"tag":null,"actionData":null"#)
+                record.append(#","hit":null,"name":null,"tag":null,"actionData":null"#)
             }
-            active.appendTail(handler: slot, outcome: outcome, to: record)
+            record.append(tail)
             logged = eventLog.commit()
         }
 
-        let out = client.output
         out.append(0x7B)
         ReplyWriter.id(id, out)
         if !checkOnly {
@@ -85,14 +88,14 @@ extension Daemon {
             out.append(0x2C)
         }
         out.append(active.replyHeads[layoutIndex])
-        if let grid {
-            out.append(0x7B)
-            active.appendHit(layout: layoutIndex, grid: grid, slot: infoSlot, pathKey: #""path":"#, to: out)
+        if let hit {
+            out.append(#"{"path":"#)
+            out.append(hit)
             out.append(0x7D)
         } else {
             out.append("null")
         }
-        active.appendTail(handler: slot, outcome: outcome, to: out)
+        out.append(tail)
         if let reason {
             out.append(#","reason":"#)
             out.append(jsonString: reason)
@@ -100,7 +103,7 @@ extension Daemon {
         if !logged { out.append(#","logged":false"#) }
         out.append("}\n")
         if log.verbose {
-            log.debug("tap seq=\(tapSeq) layout=\(active.config.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
+            log.debug("tap seq=\(tapSeq) layout=\(active.layouts[layoutIndex].name) x=\(x) y=\(y) outcome=\(outcome)")
         }
     }
 
@@ -108,7 +111,7 @@ extension Daemon {
     /// layout's `debounceMs`, or a tap without an explicit `layout` right after a layout switch.
     private func isSuppressed(layout: Int, grid: Int, explicitLayout: Bool, now: UInt64) -> Bool {
         if !explicitLayout && now < switchQuietUntil { return true }
-        let window = UInt64(max(0, active.config.layouts[layout].debounceMs)) * 1_000_000
+        let window = UInt64(max(0, active.layouts[layout].debounceMs)) * 1_000_000
         guard window > 0, let last = lastDispatch[UInt64(layout) << 32 | UInt64(grid)] else { return false }
         return now &- last < window
     }
@@ -126,7 +129,7 @@ extension Daemon {
             guard let target = active.config.layoutIndex(named: name) else {
                 return (.denied, "unknown layout \(jsonEscaped(name))")
             }
-            let quietMs = max(active.config.layouts[currentLayout].debounceMs, active.config.layouts[target].debounceMs)
+            let quietMs = max(active.layouts[currentLayout].debounceMs, active.layouts[target].debounceMs)
             switchQuietUntil = quietMs > 0 ? now + UInt64(quietMs) * 1_000_000 : 0
             if target != currentLayout { log.info("layout \(name) is current (seq \(seq), handler \(handler.name))") }
             currentLayout = target
@@ -135,7 +138,7 @@ extension Daemon {
             writeLogHandlerLine(handler: slot, layoutIndex: layoutIndex, grid: grid, info: info)
             return (.dispatched, nil)
         case .url, .script:
-            let layout = active.config.layouts[layoutIndex]
+            let layout = active.layouts[layoutIndex]
             let request = ChildRequest(
                 handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: grid),
                 name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y, seq: seq)
@@ -154,7 +157,7 @@ extension Daemon {
 
     /// A `log` handler's record: one structured line on stderr (the journal under systemd).
     private func writeLogHandlerLine(handler: Int, layoutIndex: Int, grid: Int, info: GridInfo) {
-        let layout = active.config.layouts[layoutIndex]
+        let layout = active.layouts[layoutIndex]
         lineScratch.removeAll()
         log.appendPrefix(.info, to: lineScratch)
         lineScratch.append("tap seq=")

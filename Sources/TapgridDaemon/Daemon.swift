@@ -50,7 +50,7 @@ final class Daemon {
     let startNanos = Clock.monotonicNanos()
     var seq: UInt64 = 0
     var taps: UInt64 = 0
-    var outcomeCounts = [UInt64](repeating: 0, count: Outcome.allCases.count)
+    let outcomeCounts = OutcomeCounts()
     /// Debounce: when each (layout << 32 | grid) last had a tap dispatched (monotonic ns).
     var lastDispatch: [UInt64: UInt64] = [:]
     /// Debounce: taps without an explicit layout are suppressed until this time after a switch.

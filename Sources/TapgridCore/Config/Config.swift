@@ -13,21 +13,6 @@ public struct Config: Sendable {
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }
 
-    /// What a tap at (x, y) on a layout hits: the grid, its info slot and its handler slot (-1:
-    /// unrouted); nil for a miss. A method on the config so the tap path reads the layout in
-    /// place instead of copying it (and retaining each of its arrays) per tap.
-    public func target(layout: Int, x: Double, y: Double) -> TapTarget? {
-        // Through a buffer pointer: its subscript addresses the element in place, where the
-        // array's would copy the layout (and retain its arrays) to call `hit` on it.
-        layouts.withUnsafeBufferPointer { layouts in
-            guard let grid = layouts[layout].resolved.hit(x: x, y: y) else { return nil }
-            let info = Int(layouts[layout].resolved.tree.nodes[grid].info)
-            // A hit grid is hittable, so it has an info slot (its tag, action-data or action).
-            let handler = info >= 0 ? layouts[layout].resolved.tree.infos[info].handler : -1
-            return TapTarget(grid: grid, info: info, handler: handler)
-        }
-    }
-
     /// The handler's name for a grid's routing slot, or nil when unrouted.
     public func handlerName(_ slot: Int32) -> String? { slot >= 0 ? handlers[Int(slot)].name : nil }
 }
@@ -48,6 +33,24 @@ public struct LoadedLayout: Sendable {
     public internal(set) var resolved: ResolvedLayout
     public var frame: LayoutFrame { resolved.frame }
     public var tree: GridTree { resolved.tree }
+}
+
+extension Array where Element == LoadedLayout {
+    /// What a tap at (x, y) on layout `layout` hits: the grid, its info slot and its handler slot
+    /// (-1: unrouted); nil for a miss. On the array, which the caller passes as one reference: a
+    /// method on `Config` or on a `LoadedLayout`, called from another module, gets a copy of it
+    /// (and a retain of each of its arrays) per tap.
+    public func target(layout: Int, x: Double, y: Double) -> TapTarget? {
+        // Through a buffer pointer: its subscript addresses the element in place, where the
+        // array's would copy the layout (and retain its arrays) to call `hit` on it.
+        withUnsafeBufferPointer { layouts in
+            guard let grid = layouts[layout].resolved.hit(x: x, y: y) else { return nil }
+            let info = Int(layouts[layout].resolved.tree.nodes[grid].info)
+            // A hit grid is hittable, so it has an info slot (its tag, action-data or action).
+            let handler = info >= 0 ? layouts[layout].resolved.tree.infos[info].handler : -1
+            return TapTarget(grid: grid, info: info, handler: handler)
+        }
+    }
 }
 
 /// `socket` in the config.

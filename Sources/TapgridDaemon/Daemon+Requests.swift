@@ -17,11 +17,12 @@ extension Daemon {
             client.doomed = true
             return
         }
-        switch RequestScanner.scan(line) {
-        case .failure(let failure):
+        // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
+        var request = Request()
+        if let failure = RequestScanner.scan(line, into: &request) {
             let code: ErrorCode = failure.error.code == "parse_error" ? .parseError : .badRequest
             ReplyWriter.error(code, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, client.output)
-        case .success(let request):
+        } else {
             let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
             switch request.op {
             case .tap: handleTap(client, request, id: id, checkOnly: false)

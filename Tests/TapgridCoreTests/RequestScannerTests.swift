@@ -37,6 +37,14 @@ struct RequestScannerTests {
         (#"{"x": 1e-400, "y": -0}"#, .tap, 0, -0.0, nil, nil),
         ("\t{\"x\":1}\t ", .tap, 1, nil, nil, nil),
         (#"{"x": 0.1, "y": 123456789.123456789}"#, .tap, 0.1, 123456789.123456789, nil, nil),
+        // The short-number path (at most 15 digits, no exponent) and just past it.
+        (#"{"x":123.5,"y":456}"#, .tap, 123.5, 456, nil, nil),
+        (#"{"x": 999999999999999, "y": 99999999.9999999}"#, .tap, 999999999999999, 99999999.9999999, nil, nil),
+        (#"{"x": 1234567890123456, "y": 0.1234567890123456}"#, .tap, 1234567890123456, 0.1234567890123456, nil, nil),
+        (#"{"x": -0.0, "y": 0.000}"#, .tap, -0.0, 0, nil, nil),
+        (#"{"x": 1.50, "y": -12.250}"#, .tap, 1.5, -12.25, nil, nil),
+        (#"{"x":0,"y":-7,"op":"hit"}"#, .hit, 0, -7, nil, nil),
+        (#"{"x": 0.000000000000001, "y": 2.5E1}"#, .tap, 0.000000000000001, 25, nil, nil),
     ]
 
     @Test(arguments: validCases)
@@ -67,6 +75,9 @@ struct RequestScannerTests {
         (#"{"zz": 1, "id": 4, "zz": {}}"#, #"duplicate key "zz""#, "4"),
         (#"{"a\nb": 1, "a\u000ab": 1}"#, #"duplicate key "a\nb""#, nil),
         (#"{"id": 1, "id": 2}"#, #"duplicate key "id""#, "1"),
+        (#"{"layout": "a", "l\u0061yout": "b"}"#, #"duplicate key "layout""#, nil),
+        (#"{"op": "tap", "op": 1}"#, #"duplicate key "op""#, nil),
+        (#"{"y": 1, "\u0079": "no", "y": []}"#, #"duplicate key "y""#, nil),
         (#"{"op": 3, "id": "q"}"#, #""op" must be a string"#, #""q""#),
         (#"{"op": null}"#, #""op" must be a string"#, nil),
         (#"{"x": "120", "y": 1}"#, #""x" must be a finite number"#, nil),
@@ -128,6 +139,11 @@ struct RequestScannerTests {
         (#"[1,]"#, "trailing comma is not allowed at column 3"),
         (#"{"x": 1e}"#, "invalid number: expected a digit in the exponent, found '}' at column 9"),
         (#"{"x": -}"#, "invalid number: expected a digit after '-', found '}' at column 8"),
+        (#"{"x": 1.}"#, "invalid number: expected a digit after '.', found '}' at column 9"),
+        (#"{"x": -01}"#, "invalid number: leading zeros are not allowed at column 8"),
+        (#"{"x": 1.5.2}"#, "invalid number: unexpected '.' after a number at column 10"),
+        (#"{"y": 12a}"#, "invalid number: unexpected 'a' after a number at column 9"),
+        (#"{"y": 1e+}"#, "invalid number: expected a digit in the exponent, found '}' at column 10"),
         // Not JSON beats a bad shape.
         (#"{"x": "a", "y": 1,}"#, "trailing comma is not allowed at column 18"),
         (#"{"x": 1, "x": 2} ]"#, "expected end of input after the JSON value, found ']' at column 18"),
@@ -222,6 +238,25 @@ struct RequestScannerTests {
                         "9007199254740993", "9007199254740993.0", "123456789012345678", "0.000000000000000000001",
                         "1e22", "1e23", "8.98846567431158e307", "3.0000000000000004", "1448997445238699"] {
             #expect(scan("{\"x\": \(literal)}").success?.x == Double(literal)!, "\(literal)")
+        }
+    }
+
+    @Test func shortNumbersEqualTheStandardLibrary() {
+        // Around the short-number path's 15-digit limit, with and without a fraction and a sign.
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let intCount = Int.random(in: 1...17, using: &rng)
+            var literal = Bool.random(using: &rng) ? "-" : ""
+            literal += String(Int.random(in: intCount == 1 ? 0...9 : 1...9, using: &rng))
+            for _ in 1..<intCount { literal += String(Int.random(in: 0...9, using: &rng)) }
+            if Bool.random(using: &rng) {
+                literal += "."
+                for _ in 0..<Int.random(in: 1...17, using: &rng) { literal += String(Int.random(in: 0...9, using: &rng)) }
+            }
+            let expected = Double(literal)!
+            let x = scan("{\"x\":\(literal)}").success?.x
+            #expect(x == expected, "\(literal)")
+            #expect(x?.sign == expected.sign, "\(literal)")
         }
     }
 

@@ -74,12 +74,21 @@ public enum RequestScanner {
     public static let maxDepth = 512
 
     public static func scan(_ line: UnsafeBufferPointer<UInt8>) -> Result<Request, RequestFailure> {
+        var request = Request()
+        if let failure = scan(line, into: &request) { return .failure(failure) }
+        return .success(request)
+    }
+
+    /// `scan` for the daemon: fills in `request` (which must be a fresh `Request()`) and returns
+    /// nil, or returns why the line was refused. No `Result` to take apart, so the caller never
+    /// copies the `Request` out of one (each copy retains its strings).
+    public static func scan(_ line: UnsafeBufferPointer<UInt8>, into request: inout Request) -> RequestFailure? {
         var scanner = LineScanner(b: line)
         do throws(JSONLexError) {
-            return try scanner.scanLine()
+            return try scanner.scanLine(into: &request)
         } catch {
             let (_, column) = JSONLex.position(of: error.offset, in: line)
-            return .failure(RequestFailure(.parseError(error.message + " at column \(column)")))
+            return RequestFailure(.parseError(error.message + " at column \(column)"))
         }
     }
 
@@ -88,7 +97,7 @@ public enum RequestScanner {
     }
 }
 
-private enum KnownKey {
+private enum KnownKey: UInt8 {
     case op, x, y, layout, id, other
 }
 
@@ -237,6 +246,50 @@ private struct LineScanner {
         }
     }
 
+    /// The common coordinate (`-`? digits, `.` digits?, at most 15 digits in all, no exponent) read
+    /// in one pass, `i` moved past it; nil, `i` unchanged, for anything else (the full `scanNumber`
+    /// then reads it or reports the error). Under 10^15 the digits are an exact `Double`, and so is
+    /// 10^(fraction digits): one correctly rounded division gives what `doubleValue` gives.
+    @inline(__always) mutating func quickNumber() -> Double? {
+        let n = b.count
+        var j = i
+        let negative = b[j] == JSONLex.minus
+        if negative { j += 1 }
+        let intStart = j
+        var digits: UInt64 = 0
+        while j < n {
+            let d = b[j] &- 0x30
+            if d >= 10 { break }
+            digits = digits &* 10 &+ UInt64(d)
+            j += 1
+        }
+        let intCount = j - intStart
+        guard intCount > 0, intCount == 1 || b[intStart] != JSONLex.zero else { return nil }
+        var fracCount = 0
+        if j < n && b[j] == JSONLex.dot {
+            j += 1
+            let fracStart = j
+            while j < n {
+                let d = b[j] &- 0x30
+                if d >= 10 { break }
+                digits = digits &* 10 &+ UInt64(d)
+                j += 1
+            }
+            fracCount = j - fracStart
+            guard fracCount > 0 else { return nil }
+        }
+        guard intCount + fracCount <= 15 else { return nil }
+        if j < n && (JSONLex.isWordByte(b[j]) || b[j] == JSONLex.dot) { return nil }
+        var value = Double(digits)
+        if fracCount > 0 {
+            var scale = 10.0
+            for _ in 1..<fracCount { scale *= 10 }
+            value /= scale
+        }
+        i = j
+        return negative ? -value : value
+    }
+
     /// Validates one JSON value at `i` (after whitespace) whose container depth is `depth`.
     mutating func skipValue(depth: Int) throws(JSONLexError) {
         var stack = BitStack()
@@ -323,23 +376,23 @@ private struct LineScanner {
         i += count
     }
 
-    mutating func scanLine() throws(JSONLexError) -> Result<Request, RequestFailure> {
+    mutating func scanLine(into request: inout Request) throws(JSONLexError) -> RequestFailure? {
         skipWhitespace()
         guard i < b.count, b[i] == JSONLex.openBrace else {
             try skipValue(depth: 0)
             try expectEnd()
-            return .failure(RequestFailure(.badRequest("a request must be a JSON object")))
+            return RequestFailure(.badRequest("a request must be a JSON object"))
         }
         i += 1
         skipWhitespace()
-        var request = Request()
         var bad: RequestError? = nil
         if i < b.count && b[i] == JSONLex.closeBrace {
             i += 1
             try expectEnd()
-            return .success(request)
+            return nil
         }
         var keys = KeyList()
+        var seenKnown: UInt8 = 0
         var afterComma = false
         while true {
             guard i < b.count, b[i] == JSONLex.quote else {
@@ -355,12 +408,24 @@ private struct LineScanner {
             i += 1
             skipWhitespace()
             let valueStart = i
-            let fresh = keys.insert(b, keyStart, keyEnd - 1, escapes: keyEscapes)
-            if !fresh && bad == nil {
-                let key = JSONLex.decodeString(b, keyStart, keyEnd - 1, hasEscapes: keyEscapes)
-                bad = .badRequest("duplicate key " + jsonEscaped(key))
+            // Known keys are told apart from each other by a bit each: a known key (escaped or not)
+            // can only equal the same known key, so only the others go through `KeyList`.
+            var known = knownKey(keyStart, keyEnd - 1, escapes: keyEscapes)
+            let fresh: Bool
+            if known == .other {
+                fresh = keys.insert(b, keyStart, keyEnd - 1, escapes: keyEscapes)
+            } else {
+                let bit: UInt8 = 1 << known.rawValue
+                fresh = seenKnown & bit == 0
+                seenKnown |= bit
             }
-            let known = fresh ? knownKey(keyStart, keyEnd - 1, escapes: keyEscapes) : .other
+            if !fresh {
+                if bad == nil {
+                    let key = JSONLex.decodeString(b, keyStart, keyEnd - 1, hasEscapes: keyEscapes)
+                    bad = .badRequest("duplicate key " + jsonEscaped(key))
+                }
+                known = .other
+            }
             guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
             let c = b[i]
             switch known {
@@ -375,7 +440,9 @@ private struct LineScanner {
                 }
             case .x, .y:
                 var value: Double? = nil
-                if c == JSONLex.minus || JSONLex.isDigit(c) {
+                if let quick = quickNumber() {
+                    value = quick
+                } else if c == JSONLex.minus || JSONLex.isDigit(c) {
                     let literal = try JSONLex.scanNumber(b, i)
                     i = literal.end
                     let d = JSONLex.doubleValue(literal, in: b)
@@ -424,8 +491,8 @@ private struct LineScanner {
             break
         }
         try expectEnd()
-        if let bad { return .failure(RequestFailure(bad, id: request.id)) }
-        return .success(request)
+        if let bad { return RequestFailure(bad, id: request.id) }
+        return nil
     }
 
     mutating func expectEnd() throws(JSONLexError) {

@@ -47,6 +47,25 @@ struct JSONWriterTests {
         #expect(written { JSONWriter.appendInt(value, to: &$0) } == expected)
     }
 
+    @Test func intsEqualTheStandardLibrary() {
+        // Every length, both signs, and each power of ten and its neighbours (digit pairs and
+        // the single leading digit).
+        var values: [Int64] = [Int64.max, Int64.min, Int64.max - 1, Int64.min + 1]
+        var power: Int64 = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1, -power, -(power - 1), -(power + 1)]
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let digits = Int.random(in: 0...62, using: &rng)
+            values.append(Int64.random(in: -(1 << digits)...(1 << digits), using: &rng))
+        }
+        for value in values {
+            #expect(written { JSONWriter.appendInt(value, to: &$0) } == String(value), "\(value)")
+        }
+    }
+
     static let numberCases: [(Double, String)] = [
         (0, "0"), (-0.0, "0"), (120, "120"), (120.5, "120.5"), (-0.25, "-0.25"), (0.1, "0.1"),
         (-3, "-3"), (999_999_999_999_999, "999999999999999"), (1e15, "1000000000000000"), (9_007_199_254_740_992, "9007199254740992"), (1e16, "1e+16"), (-1e17, "-1e+17"), (1.5e20, "1.5e+20"), (1e300, "1e+300"),

@@ -91,28 +91,49 @@ public enum JSONWriter {
         }
     }
 
+    /// "00" to "99": `writeInt` writes two digits per division by 100.
+    @inlinable static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
+
     /// Writes a decimal integer at `out`, which has room for `maxIntBytes`; returns the length.
-    /// Inlinable: the daemon writes every tap's `seq` and coordinates with it.
+    /// Inlinable: the daemon writes every tap's `seq` and coordinates with it. Two digits at a
+    /// time from `digitPairs`, and one compare for a single digit.
     @inlinable
     public static func writeInt(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
         var magnitude = value.magnitude
-        var length = 1
+        var p = out
         if value < 0 {
-            out[0] = 0x2D
-            length += 1
+            p[0] = 0x2D
+            p += 1
         }
-        var rest = magnitude
-        while rest >= 10 {
-            rest /= 10
-            length += 1
+        if magnitude < 10 {
+            p[0] = 0x30 + UInt8(truncatingIfNeeded: magnitude)
+            return p - out + 1
         }
+        var length = 2
+        var bound: UInt64 = 100
+        while length < 20 && magnitude >= bound {
+            length += 1
+            bound = bound &* 10
+        }
+        let pairs = digitPairs.utf8Start
         var k = length
-        repeat {
-            k -= 1
-            out[k] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        return length
+        while magnitude >= 100 {
+            let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+            magnitude /= 100
+            k -= 2
+            p[k] = pairs[pair]
+            p[k + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(truncatingIfNeeded: magnitude) &* 2
+            p[0] = pairs[pair]
+            p[1] = pairs[pair + 1]
+        } else {
+            p[0] = 0x30 + UInt8(truncatingIfNeeded: magnitude)
+        }
+        return p - out + length
     }
 
     /// Appends a number as the shortest decimal that reads back to the same `Double`. Integral values

@@ -22,16 +22,17 @@ final class EventLog {
     /// The record buffer, kept between records so it is allocated once: `begin` hands it out,
     /// the caller appends the record's fields, `commit` writes it.
     private let record = ByteBuffer(capacity: 1024)
-    /// `"<run id>"`, escaped once.
-    private let runJSON: [UInt8]
+    /// `Z","run":"<run id>",`: what follows the milliseconds in every record, escaped once.
+    private let timeTail: [UInt8]
     private var cachedSecond: Int = -1
-    /// `YYYY-MM-DDTHH:MM:SS` of `cachedSecond`.
-    private let cachedPrefix = ByteBuffer(capacity: 24)
+    /// `{"time":"YYYY-MM-DDTHH:MM:SS.` of `cachedSecond`: a record starts with one copy of it.
+    private let cachedHead = ByteBuffer(capacity: 40)
 
     init(runID: String, log: Log) {
-        var run: [UInt8] = []
-        JSONWriter.appendString(runID, to: &run)
-        self.runJSON = run
+        var tail = Array(#"Z","run":"#.utf8)
+        JSONWriter.appendString(runID, to: &tail)
+        tail.append(0x2C)
+        self.timeTail = tail
         self.log = log
     }
 
@@ -122,11 +123,8 @@ final class EventLog {
     /// returned, then calls `commit`.
     func begin() -> ByteBuffer {
         record.removeAll()
-        record.append(#"{"time":""#)
         appendTime(to: record)
-        record.append(#"","run":"#)
-        record.append(runJSON)
-        record.append(0x2C)
+        record.append(timeTail)
         return record
     }
 
@@ -161,7 +159,8 @@ final class EventLog {
         return true
     }
 
-    /// Appends `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC); the part up to the second is cached.
+    /// Appends `{"time":"YYYY-MM-DDTHH:MM:SS.mmm` (UTC); the part up to the second is cached
+    /// (`Z` and the rest come from `timeTail`).
     private func appendTime(to record: ByteBuffer) {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
@@ -171,23 +170,28 @@ final class EventLog {
             var t = ts.tv_sec
             var parts = tm()
             gmtime_r(&t, &parts)
-            cachedPrefix.removeAll()
-            Self.digits(Int(parts.tm_year) + 1900, 4, cachedPrefix)
-            cachedPrefix.append(0x2D)
-            Self.digits(Int(parts.tm_mon) + 1, 2, cachedPrefix)
-            cachedPrefix.append(0x2D)
-            Self.digits(Int(parts.tm_mday), 2, cachedPrefix)
-            cachedPrefix.append(0x54)
-            Self.digits(Int(parts.tm_hour), 2, cachedPrefix)
-            cachedPrefix.append(0x3A)
-            Self.digits(Int(parts.tm_min), 2, cachedPrefix)
-            cachedPrefix.append(0x3A)
-            Self.digits(Int(parts.tm_sec), 2, cachedPrefix)
+            cachedHead.removeAll()
+            cachedHead.append(#"{"time":""#)
+            Self.digits(Int(parts.tm_year) + 1900, 4, cachedHead)
+            cachedHead.append(0x2D)
+            Self.digits(Int(parts.tm_mon) + 1, 2, cachedHead)
+            cachedHead.append(0x2D)
+            Self.digits(Int(parts.tm_mday), 2, cachedHead)
+            cachedHead.append(0x54)
+            Self.digits(Int(parts.tm_hour), 2, cachedHead)
+            cachedHead.append(0x3A)
+            Self.digits(Int(parts.tm_min), 2, cachedHead)
+            cachedHead.append(0x3A)
+            Self.digits(Int(parts.tm_sec), 2, cachedHead)
+            cachedHead.append(0x2E)
         }
-        record.append(cachedPrefix.bytes)
-        record.append(0x2E)
-        Self.digits(Int(ts.tv_nsec / 1_000_000), 3, record)
-        record.append(0x5A)
+        record.append(cachedHead.bytes)
+        // The milliseconds without `digits`' loop of divisions.
+        let ms = Int(ts.tv_nsec / 1_000_000)
+        let tens = ms % 100
+        record.append(0x30 + UInt8(truncatingIfNeeded: ms / 100))
+        record.append(0x30 + UInt8(truncatingIfNeeded: tens / 10))
+        record.append(0x30 + UInt8(truncatingIfNeeded: tens % 10))
     }
 
     private static func digits(_ value: Int, _ width: Int, _ out: ByteBuffer) {

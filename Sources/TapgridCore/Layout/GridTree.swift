@@ -126,14 +126,9 @@ public struct GridTree: Sendable {
 
     /// The grid's path: child indices from the root joined by `/`; the root is `""`.
     public func path(of index: Int) -> String {
-        var parts: [Int] = []
-        var node = index
-        while nodes[node].parent >= 0 {
-            let parent = Int(nodes[node].parent)
-            parts.append(node - Int(nodes[parent].firstChild))
-            node = parent
-        }
-        return parts.reversed().map(String.init).joined(separator: "/")
+        var bytes: [UInt8] = []
+        appendPath(of: index, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The grid at `path`, if it exists.

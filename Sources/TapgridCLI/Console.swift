@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TapgridSystem
 
 /// Where the CLI writes: the real stdout/stderr, or buffers in tests.
@@ -16,23 +15,9 @@ public struct Console {
     /// The process's own standard streams and environment.
     public static func standard() -> Console {
         Console(
-            out: { text in try? FD.writeAll(STDOUT_FILENO, Array(text.utf8)) },
-            err: { text in try? FD.writeAll(STDERR_FILENO, Array(text.utf8)) },
-            environment: processEnvironment())
-    }
-
-    /// `environ` as a dictionary.
-    static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            cursor += 1
-        }
-        return result
+            out: { text in try? FD.writeAll(1, Array(text.utf8)) },
+            err: { text in try? FD.writeAll(2, Array(text.utf8)) },
+            environment: CurrentProcess.environment())
     }
 
     func line(_ text: String) { out(text + "\n") }

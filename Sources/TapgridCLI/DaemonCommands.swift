@@ -20,9 +20,9 @@ struct DaemonCommands {
 
     /// Sends one request line and reads the reply; prints why and returns an exit code on failure.
     func exchange(_ request: String, socket: String) -> Result<(JSONValue, String), ExitCode> {
-        var client: UnixClient
+        var client: DaemonClient
         do {
-            client = try UnixClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
+            client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
         } catch {
             console.error("\(error.description) (is tapgridd running? set --socket or $TAPGRID_SOCKET)")
             return .failure(ExitCode(TapgridCLIMain.unavailable))

@@ -18,16 +18,6 @@ struct ReplayCommand {
         var problem: String?
     }
 
-    /// A tap record read back from the event log.
-    struct TapRecord {
-        var line: Int
-        var seq: String
-        var layout: String
-        var x: Double
-        var y: Double
-        var recorded: Outcome
-    }
-
     static let maxEventsBytes = 1 << 30
 
     func run(_ options: ReplayOptions) -> Int32 {
@@ -38,16 +28,15 @@ struct ReplayCommand {
             console.error(error.description)
             return TapgridCLIMain.failure
         }
-        let replay: (TapRecord) -> Outcome
-        var client: UnixClient?
+        var engine: TapEngine? = nil
+        var client: DaemonClient? = nil
         if let socket = options.socket {
             do {
-                client = try UnixClient(path: socket, timeoutSeconds: 30)
+                client = try DaemonClient(path: socket, timeoutSeconds: 30)
             } catch {
                 console.error("\(error.description) (is tapgridd running?)")
                 return TapgridCLIMain.unavailable
             }
-            replay = { _ in Outcome(hit: nil, tag: nil, actionData: .null, handler: nil) }  // replaced below
         } else {
             let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
             let (config, diagnostics) = ConfigLoader.load(path: path)
@@ -55,33 +44,35 @@ struct ReplayCommand {
                 for error in diagnostics.errors { console.err("error: \(error)\n") }
                 return TapgridCLIMain.failure
             }
-            replay = { record in ReplayCommand.replayOffline(record, config: config) }
+            // The daemon's own engine: replay hit-tests and routes exactly as tapgridd would.
+            engine = TapEngine(config: config, generation: 1)
         }
         var taps = 0, differ = 0, unreadable = 0
-        for (number, line) in splitLines(bytes) {
-            let record: TapRecord?
-            switch readRecord(line, number: number) {
-            case .failure(let message):
+        for (number, line) in LineFramer.lines(of: bytes) {
+            let record: TapRecord
+            switch EventRecord.read(line) {
+            case nil, .success(.event)?: continue
+            case .failure(let error)?:
                 unreadable += 1
-                report(unreadable: number, message, json: options.json)
+                report(unreadable: number, error, json: options.json)
                 continue
-            case .success(let found): record = found
+            case .success(.tap(let tap))?: record = tap
             }
-            guard let record else { continue }
             taps += 1
             let now: Outcome
-            if client != nil {
+            if let engine {
+                now = ReplayCommand.replayOffline(record, engine: engine)
+            } else {
                 now = replayOnline(record, client: &client!)
                 if now.problem == "connection lost" {
                     console.error("the daemon closed the connection at line \(number)")
                     return TapgridCLIMain.unavailable
                 }
-            } else {
-                now = replay(record)
             }
-            if now != record.recorded {
+            let recorded = Outcome(record)
+            if now != recorded {
                 differ += 1
-                report(record, now: now, json: options.json)
+                report(record, line: number, now: now, json: options.json)
             }
         }
         if options.json {
@@ -92,58 +83,22 @@ struct ReplayCommand {
         return differ == 0 && unreadable == 0 ? TapgridCLIMain.success : TapgridCLIMain.failure
     }
 
-    /// Lines with their 1-based numbers; a torn last line (no `\n`) is still returned.
-    func splitLines(_ bytes: [UInt8]) -> [(Int, ArraySlice<UInt8>)] {
-        var lines: [(Int, ArraySlice<UInt8>)] = []
-        var start = 0
-        var number = 1
-        for index in bytes.indices where bytes[index] == 10 {
-            lines.append((number, bytes[start..<index]))
-            start = index + 1
-            number += 1
-        }
-        if start < bytes.count { lines.append((number, bytes[start...])) }
-        return lines
-    }
-
-    /// A tap record, nil for other records (child exits) and blank lines, or why it is unreadable.
-    func readRecord(_ line: ArraySlice<UInt8>, number: Int) -> Result<TapRecord?, ReplayError> {
-        if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return .success(nil) }
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(Array(line), lenient: false)
-        } catch {
-            return .failure(ReplayError("not JSON (\(error))"))
-        }
-        guard case .object = value else { return .failure(ReplayError("not a JSON object")) }
-        if value["event"] != nil { return .success(nil) }
-        guard case .string(let layout)? = value["layout"], case .number(let x)? = value["x"], case .number(let y)? = value["y"],
-            let seq = value["seq"]
-        else { return .failure(ReplayError("not a tap record (needs layout, x, y and seq)")) }
-        var recorded = Outcome(hit: nil, tag: nil, actionData: value["actionData"] ?? .null, handler: nil)
-        if case .string(let path)? = value["hit"] { recorded.hit = path }
-        if case .number(let tag)? = value["tag"] { recorded.tag = tag.int64 }
-        if case .string(let handler)? = value["handler"] { recorded.handler = handler }
-        return .success(TapRecord(line: number, seq: seq.compactJSON, layout: layout, x: x.double, y: y.double, recorded: recorded))
-    }
-
-    struct ReplayError: Error { let message: String; init(_ message: String) { self.message = message } }
-
-    static func replayOffline(_ record: TapRecord, config: Config) -> Outcome {
-        guard let index = config.layoutIndex(named: record.layout) else {
+    /// The tap hit-tested and routed again through the engine (as a `hit` request would be).
+    static func replayOffline(_ record: TapRecord, engine: TapEngine) -> Outcome {
+        guard let layout = engine.layoutIndex(for: record.layout) else {
             return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "layout \(jsonEscaped(record.layout)) no longer exists")
         }
-        let layout = config.layouts[index]
-        guard let grid = layout.resolved.hit(x: record.x, y: record.y) else {
+        let decision = engine.check(layout: layout, x: record.x, y: record.y)
+        guard let target = decision.target, let info = engine.info(of: decision) else {
             return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil)
         }
-        let info = layout.tree.info(of: grid)
+        let tree = engine.active.layouts[layout].tree
         return Outcome(
-            hit: layout.tree.path(of: grid), tag: info.flatMap { $0.tag != 0 ? $0.tag : nil },
-            actionData: info?.actionData ?? .null, handler: info.flatMap { config.handlerName($0.handler) })
+            hit: tree.path(of: target.grid), tag: info.tag != 0 ? info.tag : nil,
+            actionData: info.actionData ?? .null, handler: engine.active.config.handlerName(target.handler))
     }
 
-    func replayOnline(_ record: TapRecord, client: inout UnixClient) -> Outcome {
+    func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
         var request: [UInt8] = Array(#"{"op":"hit","x":"#.utf8)
         JSONWriter.appendNumber(record.x, to: &request)
         request.append(contentsOf: #","y":"#.utf8)
@@ -172,18 +127,18 @@ struct ReplayCommand {
         return HumanText.gridLabel(hit) + (outcome.tag.map { " tag \($0)" } ?? "")
     }
 
-    func report(_ record: TapRecord, now: Outcome, json: Bool) {
-        let was = record.recorded
+    func report(_ record: TapRecord, line: Int, now: Outcome, json: Bool) {
+        let was = Outcome(record)
         if json {
             func object(_ o: Outcome) -> String {
                 var text = #"{"hit": \#(o.hit.map(jsonEscaped) ?? "null"), "tag": \#(o.tag.map(String.init) ?? "null"), "actionData": \#(o.actionData.compactJSON), "handler": \#(o.handler.map(jsonEscaped) ?? "null")"#
                 if let problem = o.problem { text += #", "problem": \#(jsonEscaped(problem))"# }
                 return text + "}"
             }
-            console.line(#"{"line": \#(record.line), "seq": \#(record.seq), "x": \#(formatNumber(record.x)), "y": \#(formatNumber(record.y)), "layout": \#(jsonEscaped(record.layout)), "recorded": \#(object(was)), "replayed": \#(object(now))}"#)
+            console.line(#"{"line": \#(line), "seq": \#(record.seq), "x": \#(formatNumber(record.x)), "y": \#(formatNumber(record.y)), "layout": \#(jsonEscaped(record.layout)), "recorded": \#(object(was)), "replayed": \#(object(now))}"#)
             return
         }
-        var text = "line \(record.line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
+        var text = "line \(line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
         if let problem = now.problem {
             console.line(text + "\(describe(was)) -> \(problem)")
             return
@@ -194,11 +149,18 @@ struct ReplayCommand {
         console.line(text)
     }
 
-    func report(unreadable line: Int, _ error: ReplayError, json: Bool) {
+    func report(unreadable line: Int, _ error: EventRecord.Unreadable, json: Bool) {
         if json {
             console.line(#"{"line": \#(line), "unreadable": \#(jsonEscaped(error.message))}"#)
         } else {
             console.line("line \(line): unreadable: \(error.message)")
         }
+    }
+}
+
+extension ReplayCommand.Outcome {
+    /// What the record says the tap resolved to.
+    init(_ record: TapRecord) {
+        self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler)
     }
 }

@@ -1,6 +1,7 @@
 import TapgridArguments
 import TapgridConfig
 import TapgridCore
+import TapgridSystem
 
 /// The `tapgrid` command: parses arguments, runs the command, returns the exit code.
 public enum TapgridCLIMain {
@@ -8,6 +9,9 @@ public enum TapgridCLIMain {
     public static let success: Int32 = 0, failure: Int32 = 1, usage: Int32 = 64, unavailable: Int32 = 69
 
     /// - Parameter arguments: the full argv, program name first.
+    /// Runs `tapgrid` with the process's arguments and exits with its code.
+    public static func run() -> Never { CurrentProcess.exit(main(CommandLine.arguments)) }
+
     public static func main(_ arguments: [String], console: Console = .standard()) -> Int32 {
         let command: CLICommand
         do {

@@ -1,187 +1,86 @@
-@preconcurrency import Glibc
+import TapgridConfig
 import TapgridCore
 import TapgridSystem
 
-/// The running daemon: all state, owned by the one event-loop thread (the main thread).
-///
-/// Nothing here is shared with other threads except through `Reloader`'s mutex-protected inbox,
-/// so no other locking is needed. The loop never blocks: sockets are non-blocking, config loads
-/// run on a worker thread, children are supervised through epoll.
-final class Daemon {
-    // MARK: Setup
+/// The composition root: builds the loop, the socket server, the tap service, the child
+/// supervisor and the event log, wires them, and carries out the `Lifecycle`'s actions for
+/// signals, reloads and shutdown. All of it runs on the one event-loop thread; the only shared
+/// structure is the `Reloader`'s inbox.
+final class Daemon: LoopHandler {
     let configPath: String
-    let socketPath: String
-    let log: Log
+    let log: LogSink
     let environment: [String: String]
-    let daemonUID: UInt32 = getuid()
-
-    // MARK: Descriptors
-    let epoll: Epoll
-    let signals: SignalFD
-    let wake: EventFD
-    let timer: TimerFD
-    /// The listening socket; -1 once closed at shutdown.
-    var listenerFD: CInt
-    /// The socket file's (device, inode) as we created it, so shutdown unlinks only our own file.
-    var socketIdentity: (dev_t, ino_t)?
-    /// Accepting is paused until this time after `EMFILE`/`ENFILE` (monotonic ns); 0 when not paused.
-    var acceptPausedUntil: UInt64 = 0
-    var armedDeadline: UInt64 = 0
-
-    // MARK: Config
-    /// The config in use and what the tap path derives from it (see `ActiveConfig`).
-    var active: ActiveConfig
-    /// The config in use (a copy: the tap path reads `active.config` in place instead).
-    var config: Config { active.config }
-    /// Successful config loads, 1 after the first.
-    var generation: UInt64 = 1
-    /// Index into `config.layouts` of the current layout.
-    var currentLayout: Int
-
-    // MARK: Clients
-    var clients: [Client?] = []
-    var slotGenerations: [UInt32] = []
-    var freeSlots: [Int] = []
-    var clientCount = 0
-
-    // MARK: Taps
+    let loop: EventLoop
+    let server: SocketServer
+    let service: TapService
     let eventLog: EventLog
-    var supervisor: ChildSupervisor! = nil
-    let startNanos = Clock.monotonicNanos()
-    var seq: UInt64 = 0
-    var taps: UInt64 = 0
-    let outcomeCounts = OutcomeCounts()
-    /// Debounce: when each (layout << 32 | grid) last had a tap dispatched (monotonic ns).
-    var lastDispatch: [UInt64: UInt64] = [:]
-    /// Debounce: taps without an explicit layout are suppressed until this time after a switch.
-    var switchQuietUntil: UInt64 = 0
-    /// Reusable buffers of the hot path.
-    /// Every client read lands here first (allocated once, never freed: the daemon's lifetime).
-    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Client.readChunk, alignment: 16)
-    let lineScratch = ByteBuffer(capacity: 1024)
+    private let signals: SignalFD
+    private let wake: EventFD
+    private let reloader: Reloader
+    private var lifecycle = Lifecycle()
+    /// Connections answered by the running load, and by the one queued after it.
+    private var reloadWaiters: [Connection] = []
+    private var nextReloadWaiters: [Connection] = []
 
-    // MARK: Reload
-    let reloader: Reloader
-    var reloadRunning = false
-    /// Another load must follow the running one (a request arrived while it ran).
-    var reloadQueued = false
-    /// Clients (slot, generation) answered by the running load, and by the queued one.
-    var reloadWaiters: [(Int, UInt32)] = []
-    var nextReloadWaiters: [(Int, UInt32)] = []
-
-    // MARK: Shutdown
-    enum Phase: Equatable {
-        case running
-        /// Answering what was received and flushing replies, until the deadline.
-        case draining(deadline: UInt64)
-        /// Clients gone; waiting for children, until the deadline.
-        case stoppingChildren(deadline: UInt64)
-        case finished
-    }
-    var phase: Phase = .running
-    static let drainNanos: UInt64 = 2_000_000_000
-    static let childGraceNanos: UInt64 = 2_000_000_000
-    static let childWaitNanos: UInt64 = 5_000_000_000
+    private static let signalsToken: UInt64 = 0
+    private static let wakeToken: UInt64 = 1
 
     init(
         config: Config, configPath: String, socketPath: String, listener: consuming OwnedFD,
-        signals: consuming SignalFD, log: Log, environment: [String: String]
+        signals: consuming SignalFD, log: LogSink, environment: [String: String]
     ) throws(Errno) {
-        self.active = ActiveConfig(config: config, generation: 1)
         self.configPath = configPath
-        self.socketPath = socketPath
         self.log = log
         self.environment = environment
-        self.currentLayout = config.layoutIndex(named: config.initialLayout) ?? 0
-        self.epoll = try Epoll(maxEvents: 64)
         self.signals = signals
-        self.wake = try EventFD()
-        self.timer = try TimerFD()
-        self.listenerFD = listener.release()
-        self.reloader = Reloader(notifier: wake.notifier)
-        self.eventLog = EventLog(runID: CurrentProcess.randomRunID(), log: log)
-        var st = stat()
-        if lstat(socketPath, &st) == 0 { socketIdentity = (st.st_dev, st.st_ino) }
-
-        try epoll.add(listenerFD, events: .readable, data: EpollToken.make(kind: EpollToken.listener))
-        try epoll.add(self.signals.fd.rawValue, events: .readable, data: EpollToken.make(kind: EpollToken.signals))
-        try epoll.add(wake.fd.rawValue, events: .readable, data: EpollToken.make(kind: EpollToken.wakeup))
-        try epoll.add(timer.fd.rawValue, events: .readable, data: EpollToken.make(kind: EpollToken.timer))
-
+        loop = try EventLoop()
+        wake = try EventFD()
+        reloader = Reloader(notifier: wake.notifier)
+        eventLog = EventLog(runID: CurrentProcess.randomRunID(), log: log)
+        server = try SocketServer(
+            loop: loop, listener: listener, socketPath: socketPath,
+            admission: Self.admission(config), log: log)
+        let supervisor = ChildSupervisor(loop: loop, environment: environment)
+        service = TapService(
+            engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log,
+            supervisor: supervisor, server: server, daemonUID: CurrentProcess.uid)
+        server.lineHandler = service
+        supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
+        supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
+        service.requestReload = { [unowned self] connection in requestReload(from: connection) }
+        loop.setHandler(self, for: .control)
+        try loop.register(self.signals.fd.rawValue, for: .control, token: Self.signalsToken, events: .readable)
+        try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
+        loop.onDeadline(.shutdown) { [unowned self] in progress() }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
-        supervisor = ChildSupervisor(
-            epollFD: epoll.fd.rawValue, environment: environment,
-            onExit: { [unowned self] exit in self.childExited(exit) },
-            onOutput: { [unowned self] line in self.childOutput(line) })
     }
 
-    /// Runs the loop until shutdown completes.
+    private static func admission(_ config: Config) -> SocketServer.Admission {
+        SocketServer.Admission(
+            maxClients: config.socket.maxClients, allow: config.socket.allow,
+            needsGroups: config.socket.allow != nil || config.socket.allowControl != nil,
+            daemonUID: CurrentProcess.uid)
+    }
+
+    /// Runs the loop until the lifecycle has stopped.
     /// - Returns: the exit code (0 after a graceful shutdown, 1 if epoll itself failed).
     func run() -> Int32 {
-        while phase != .finished {
-            do throws(Errno) {
-                let ready = try epoll.wait(timeoutMilliseconds: -1)
-                for event in ready { dispatch(event) }
-            } catch {
-                log.error("epoll_wait failed: \(error)")
-                return 1
-            }
-            afterEvents()
+        perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
+        do throws(Errno) {
+            try loop.run { lifecycle.phase == .stopped }
+        } catch {
+            log.error("epoll_wait failed: \(error)")
+            return 1
         }
         return 0
     }
 
-    /// Routes one epoll event by the kind in its token's top byte.
-    private func dispatch(_ event: EpollEvent) {
-        let kind = EpollToken.kind(event.data)
-        switch kind {
-        case EpollToken.client:
-            let slot = EpollToken.slot(event.data)
-            guard slot < clients.count, let client = clients[slot],
-                slotGenerations[slot] == EpollToken.generation(event.data)
-            else { return }  // stale: that client is gone and its slot may be reused
-            clientEvent(client, event.events)
-        case EpollToken.listener:
-            acceptAll()
-        case EpollToken.signals:
-            handleSignals()
-        case EpollToken.wakeup:
+    func handle(token: UInt64, events: EpollEvents) {
+        if token == Self.wakeToken {
             _ = wake.drain()
-            handleReloadResults()
-        case EpollToken.timer:
-            _ = timer.readExpirations()
-        case EpollToken.supervisorKinds:
-            supervisor.handle(data: event.data, events: event.events)
-        default:
-            log.warning("event with unknown token kind \(kind) ignored")
-        }
-    }
-
-    /// Deadlines (children's timeouts, accept back-off, shutdown phases), then re-arms the timer.
-    private func afterEvents() {
-        let now = Clock.monotonicNanos()
-        if let due = supervisor.nextDeadlineNanos, due <= now { supervisor.handleTimers(nowNanos: now) }
-        if acceptPausedUntil != 0 && now >= acceptPausedUntil { resumeAccepting() }
-        advanceShutdown(now: now)
-        armTimer(now: now)
-    }
-
-    private func armTimer(now: UInt64) {
-        var next = UInt64.max
-        if let due = supervisor.nextDeadlineNanos { next = min(next, due) }
-        if acceptPausedUntil != 0 { next = min(next, acceptPausedUntil) }
-        switch phase {
-        case .draining(let deadline), .stoppingChildren(let deadline): next = min(next, deadline)
-        default: break
-        }
-        // While shutting down, look again every 50 ms (children and flushes finish on their own).
-        if phase != .running { next = min(next, now + 50_000_000) }
-        guard next != armedDeadline else { return }
-        armedDeadline = next
-        if next == UInt64.max {
-            try? timer.disarm()
+            for result in reloader.takeResults() { finishReload(result) }
         } else {
-            try? timer.set(afterNanoseconds: next > now ? next - now : 1)
+            handleSignals()
         }
     }
 
@@ -193,22 +92,102 @@ final class Daemon {
         }
         for signo in pending {
             switch signo {
-            case SIGTERM, SIGINT: beginShutdown(signal: signo)
-            case SIGHUP:
-                if phase == .running {
-                    log.info("SIGHUP: reloading \(configPath)")
-                    requestReload(from: nil)
-                }
-            case SIGUSR1: eventLog.reopen()
-            case SIGCHLD: break  // children are watched through their pidfds by the supervisor
+            case Signals.terminate, Signals.interrupt:
+                perform(lifecycle.handle(.stopRequested(signal: Signals.name(signo)), now: Clock.monotonicNanos()))
+            case Signals.hangup:
+                guard !lifecycle.isStopping else { continue }
+                log.info("SIGHUP: reloading \(configPath)")
+                requestReload(from: nil)
+            case Signals.user1: eventLog.reopen()
+            case Signals.child: break  // children are watched through their pidfds by the supervisor
             default: log.debug("signal \(Signals.name(signo)) ignored")
             }
         }
     }
 
-    /// Whether `client` may use `reload` and `use` (`socket.allowControl`; absent: anyone).
-    func mayControl(_ client: Client) -> Bool {
-        guard let allow = config.socket.allowControl else { return true }
-        return allow.allows(uid: client.uid, gids: client.gids, daemonUID: daemonUID)
+    // MARK: - Lifecycle actions
+
+    private func perform(_ actions: [Lifecycle.Action]) {
+        for action in actions {
+            switch action {
+            case .log(.info, let message): log.info(message)
+            case .log(.warning, let message): log.warning(message)
+            case .startLoad: reloader.start(path: configPath)
+            case .stopAccepting: server.closeListener()
+            case .drainClients: server.drainAll()
+            case .closeClients: server.closeAll()
+            case .stopChildren(let grace): service.supervisor.beginShutdown(graceNanos: grace)
+            case .finish:
+                eventLog.close()
+                log.info("stopped cleanly")
+            }
+        }
+        let now = Clock.monotonicNanos()
+        loop.schedule(.shutdown, at: lifecycle.nextCheck(now: now))
+        loop.afterBatch = lifecycle.isStopping && lifecycle.phase != .stopped ? { [unowned self] in progress() } : nil
+    }
+
+    /// While stopping: moves on once clients took their replies and children are gone.
+    private func progress() {
+        let event = Lifecycle.Event.progress(clientsBusy: server.anyBusy, childrenIdle: service.supervisor.isIdle)
+        perform(lifecycle.handle(event, now: Clock.monotonicNanos()))
+    }
+
+    // MARK: - Reload
+
+    /// A reload for SIGHUP (nil) or a connection's `reload`, which waits for the load's answer.
+    private func requestReload(from connection: Connection?) {
+        let wasLoading = lifecycle.loading
+        let actions = lifecycle.handle(.reloadRequested, now: Clock.monotonicNanos())
+        if let connection { wasLoading ? nextReloadWaiters.append(connection) : reloadWaiters.append(connection) }
+        perform(actions)
+    }
+
+    /// Swaps in a loaded config (or keeps the old one) and answers the waiting connections.
+    private func finishReload(_ result: LoadResult) {
+        let failure = apply(result)
+        let waiters = reloadWaiters
+        reloadWaiters = nextReloadWaiters
+        nextReloadWaiters = []
+        perform(lifecycle.handle(.reloadFinished(failure: failure), now: Clock.monotonicNanos()))
+        for connection in waiters where !connection.isClosed {
+            let id = connection.pendingReload ?? nil
+            connection.pendingReload = nil
+            let out = connection.output
+            if let failure {
+                if let id { id.withUnsafeBufferPointer { ReplyWriter.error(.configError, failure, id: $0, out) } } else {
+                    ReplyWriter.error(.configError, failure, id: nil, out)
+                }
+            } else {
+                out.append(0x7B)
+                if let id { id.withUnsafeBufferPointer { ReplyWriter.id($0, out) } }
+                out.append(#""ok":true,"generation":"#)
+                out.append(uint: service.generation)
+                out.append("}\n")
+            }
+            server.answerLines(connection)
+            server.flush(connection)
+        }
+    }
+
+    /// - Returns: nil when the new config was swapped in, else the errors' text (one per line).
+    private func apply(_ result: LoadResult) -> String? {
+        for warning in result.diagnostics.warnings { log.warning(warning.description) }
+        let old = service.config
+        guard let new = result.config, !result.diagnostics.hasErrors else {
+            var errors = result.diagnostics.errors.map(\.description)
+            if errors.isEmpty { errors = ["\(configPath): the config could not be loaded"] }
+            let text = errors.joined(separator: "\n")
+            log.error("reload failed, keeping generation \(service.generation): \(text)")
+            return text
+        }
+        if new.socket.path != old.socket.path || new.socket.mode != old.socket.mode {
+            log.warning("socket.path and socket.mode changes take effect at the next start")
+        }
+        service.swap(to: new, generation: service.generation + 1)
+        server.admission = Self.admission(new)
+        eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
+        log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)")
+        return nil
     }
 }

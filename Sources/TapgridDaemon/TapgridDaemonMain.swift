@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TapgridArguments
 import TapgridConfig
 import TapgridCore
@@ -8,12 +7,15 @@ import TapgridSystem
 public enum TapgridDaemonMain {
     /// The signals read through the signalfd; blocked in `main` before any thread exists, so every
     /// later thread (the reload worker) inherits the mask and none of them is delivered normally.
-    static let handledSignals: [CInt] = [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD]
+    static let handledSignals: [CInt] = [Signals.terminate, Signals.interrupt, Signals.hangup, Signals.user1, Signals.child]
 
     /// Runs the daemon.
     /// - Parameter arguments: the full command line, program name first.
     /// - Returns: the exit code: 0 (clean shutdown, or `--check` of a valid config), 1 (invalid
     ///   config, cannot listen), 64 (usage error).
+    /// Runs `tapgridd` with the process's arguments and exits with its code.
+    public static func run() -> Never { CurrentProcess.exit(main(CommandLine.arguments)) }
+
     public static func main(_ arguments: [String]) -> Int32 {
         let options: DaemonOptions
         do throws(UsageError) {
@@ -27,21 +29,21 @@ public enum TapgridDaemonMain {
             case .run(let parsed): options = parsed
             }
         } catch {
-            Log.writeStderr(error.stderrText)
+            Stderr.write(error.stderrText)
             return UsageError.exitCode
         }
-        let environment = ProcessEnvironment.current()
-        let log = Log(verbose: options.verbose, journal: ProcessEnvironment.underJournal(environment))
+        let environment = CurrentProcess.environment()
+        let log = LogSink(verbose: options.verbose, journal: environment["JOURNAL_STREAM"] != nil)
         let configPath = DefaultPaths.configPath(cli: options.config, environment: environment)
 
         if options.check {
             // The same checks as `tapgrid check`, geometry warnings included.
             let (config, diagnostics) = ConfigLoader.check(path: configPath)
             for diagnostic in diagnostics.all {
-                Log.writeStderr("\(diagnostic.severity.rawValue): \(diagnostic.description)\n")
+                Stderr.write("\(diagnostic.severity.rawValue): \(diagnostic.description)\n")
             }
             guard let config, !diagnostics.hasErrors else { return 1 }
-            Log.writeStderr("\(configPath): valid, \(config.layouts.count) layout(s)\n")
+            Stderr.write("\(configPath): valid, \(config.layouts.count) layout(s)\n")
             return 0
         }
 
@@ -79,7 +81,7 @@ public enum TapgridDaemonMain {
             cli: options.socket, environment: environment, configSocketPath: config.socket.path)
         let listener: OwnedFD
         do throws(SystemError) {
-            listener = try UnixSocket.listen(path: socketPath, mode: mode_t(config.socket.mode), backlog: 1024)
+            listener = try UnixSocket.listen(path: socketPath, mode: config.socket.mode, backlog: 1024)
         } catch {
             log.error(error.description)
             return 1
@@ -91,11 +93,11 @@ public enum TapgridDaemonMain {
                 signals: signals, log: log, environment: environment)
         } catch {
             log.error("cannot set up the event loop: \(error)")
-            unlink(socketPath)
+            try? Files.remove(socketPath)
             return 1
         }
         log.info(
-            "listening on \(socketPath) (config \(configPath), generation 1, layout \(config.layouts[daemon.currentLayout].name), event log \(daemon.eventLog.path ?? "off"))"
+            "listening on \(socketPath) (config \(configPath), generation 1, layout \(daemon.service.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
         )
         return daemon.run()
     }

@@ -3,12 +3,30 @@ import CShims
 
 /// Facts about, and process-wide settings of, the running process.
 public enum CurrentProcess {
+    /// Ends the process with `code` (stdio flushed). The corresponding C function is `exit`.
+    public static func exit(_ code: Int32) -> Never { Glibc.exit(code) }
+
     /// Our pid. The corresponding C function is `getpid`.
     public static var pid: pid_t { getpid() }
     /// Our real user id. The corresponding C function is `getuid`.
     public static var uid: uid_t { getuid() }
     /// Our real group id. The corresponding C function is `getgid`.
     public static var gid: gid_t { getgid() }
+
+    /// The whole environment as a dictionary (an entry without `=` is skipped).
+    /// The corresponding C variable is `environ`.
+    public static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            cursor += 1
+        }
+        return result
+    }
 
     /// The value of environment variable `name`, or `nil` if unset.
     /// The corresponding C function is `getenv` (read-only use; do not call concurrently with

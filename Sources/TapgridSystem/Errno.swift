@@ -15,6 +15,13 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// The calling thread's current `errno`.
     public static var current: Errno { Errno(errno) }
 
+    /// `EMFILE`: this process has no descriptor left.
+    public static let noFileDescriptors = Errno(EMFILE)
+    /// `EMSGSIZE`: a message longer than allowed.
+    public static let messageTooLong = Errno(EMSGSIZE)
+    /// `ENFILE`: the system has no descriptor left.
+    public static let systemFileTableFull = Errno(ENFILE)
+
     /// `strerror` text plus the number. The corresponding C function is `strerror`.
     public var description: String { String(cString: strerror(rawValue)) + " (errno \(rawValue))" }
 }

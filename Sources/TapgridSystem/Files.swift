@@ -102,16 +102,36 @@ public enum Files {
         return String(cString: resolved)
     }
 
-    /// Resolves `name` inside `directory` and checks the result is still inside it, so no `..`
-    /// or symlink leads out (for script handlers' `directory`). Policy checks on the name
-    /// itself (no `/`, no `..`) are the caller's; this is the file system half.
-    /// The corresponding C function is `realpath`.
-    /// - Returns: the resolved absolute path, or `nil` if it lies outside `directory`.
-    /// - Throws: `SystemError` if `directory` or the target does not exist.
-    public static func resolve(_ name: String, within directory: String) throws(SystemError) -> String? {
-        let base = try realPath(directory)
-        let target = try realPath(directory + "/" + name)
-        let prefix = base == "/" ? "/" : base + "/"
-        return target.hasPrefix(prefix) && target.count > prefix.count ? target : nil
+    /// Creates the missing folders above `path` (mode 0750), like `mkdir -p` of its parent;
+    /// failures surface when the file itself is opened. The corresponding C function is `mkdir`.
+    public static func makeParentDirectories(of path: String) {
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        guard !parts.isEmpty else { return }
+        var current = path.hasPrefix("/") ? "" : "."
+        if path.hasPrefix("/") { parts = parts.dropFirst() }
+        for part in parts where !part.isEmpty {
+            current += "/" + part
+            if !isDirectory(current) { _ = mkdir(current, 0o750) }
+        }
     }
+
+    /// Which file is at `path` (device and inode, not following a final symlink), so a file
+    /// can later be recognized as the same one. The corresponding C function is `lstat`.
+    public static func identity(_ path: String) -> FileIdentity? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Removes `path`. The corresponding C function is `unlink`.
+    /// - Throws: `SystemError` naming the path.
+    public static func remove(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 { throw Errno.current.with("remove", path) }
+    }
+}
+
+/// A file's device and inode numbers: what makes it the same file whatever its name.
+public struct FileIdentity: Hashable, Sendable {
+    public var device: UInt64
+    public var inode: UInt64
 }

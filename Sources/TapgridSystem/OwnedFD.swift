@@ -116,6 +116,13 @@ public enum FD {
         }
     }
 
+    /// Writes all of `bytes` to a *blocking* descriptor, looping over short writes and `EINTR`
+    /// (the event log, stderr). The corresponding C function is `write`.
+    /// - Throws: `Errno`; `EAGAIN` if the descriptor is non-blocking and full.
+    public static func writeAll(_ fd: CInt, _ raw: UnsafeRawBufferPointer) throws(Errno) {
+        try writeAll(fd, raw, isSocket: false)
+    }
+
     /// Writes all of `bytes` to a *blocking* descriptor (a file, the event log, a blocking
     /// socket), looping over short writes. Sockets are written with `send(MSG_NOSIGNAL)`.
     /// - Throws: `Errno`; `EAGAIN` if the descriptor turns out to be non-blocking and full.
@@ -154,6 +161,9 @@ public enum FD {
         var st = stat()
         return fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK
     }
+
+    /// Flushes a file's data to its device. The corresponding C function is `fdatasync`.
+    public static func syncData(_ fd: CInt) { _ = fdatasync(fd) }
 
     /// Sets `O_NONBLOCK` on `fd`. The corresponding C function is `fcntl(F_SETFL)`.
     /// - Throws: `Errno` from `fcntl`.

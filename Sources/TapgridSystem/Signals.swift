@@ -2,6 +2,10 @@
 
 /// Signal masks and names.
 public enum Signals {
+    /// The signal numbers the daemon handles or sends, so callers need not import Glibc.
+    public static let hangup = SIGHUP, interrupt = SIGINT, terminate = SIGTERM, kill = SIGKILL
+    public static let user1 = SIGUSR1, child = SIGCHLD, stop = SIGSTOP, cont = SIGCONT
+
     /// Blocks `signals` in the calling thread; threads created afterwards inherit the mask.
     ///
     /// Call this in `main` *before any other thread exists* for the signals a `SignalFD` reads:

@@ -9,9 +9,6 @@ public struct UnixClient: ~Copyable {
     public let fd: OwnedFD
     /// The path connected to, for error messages.
     public let path: String
-    private var buffer: [UInt8] = []
-    private var readOffset = 0
-    private var atEOF = false
 
     /// Connects to the socket at `path`.
     /// The corresponding C functions are `socket`, `setsockopt` and `connect`.
@@ -66,42 +63,18 @@ public struct UnixClient: ~Copyable {
         if shutdown(fd.rawValue, CInt(SHUT_WR)) != 0 { throw Errno.current.with("shut down", path) }
     }
 
-    /// Reads the next line, without its `\n` (a trailing `\r` is kept).
+    /// Reads what the daemon sent next, appending it to `bytes`.
     /// The corresponding C function is `read`.
-    /// - Parameter maxBytes: longest accepted line; a longer one throws `EMSGSIZE`.
-    /// - Returns: the line, the unterminated rest at end of stream, or `nil` at end of stream.
+    /// - Returns: false at end of stream.
     /// - Throws: `SystemError` (`ETIMEDOUT` when the timeout passed).
-    public mutating func readLine(maxBytes: Int = 1 << 20) throws(SystemError) -> [UInt8]? {
-        var searchFrom = readOffset
-        while true {
-            if let newline = buffer[searchFrom...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[readOffset..<newline])
-                readOffset = newline + 1
-                if readOffset > 4096 && readOffset * 2 > buffer.count {
-                    buffer.removeFirst(readOffset)
-                    readOffset = 0
-                }
-                return line
-            }
-            searchFrom = buffer.count
-            if buffer.count - readOffset > maxBytes {
-                throw SystemError(Errno(EMSGSIZE), operation: "read from", path: path, detail: "reply line longer than \(maxBytes) bytes")
-            }
-            if atEOF {
-                if readOffset == buffer.count { return nil }
-                let rest = Array(buffer[readOffset...])
-                readOffset = buffer.count
-                return rest
-            }
-            let outcome: FD.IOResult
-            do throws(Errno) { outcome = try FD.read(fd.rawValue, appendingTo: &buffer, maxBytes: 65536) } catch {
-                throw error.with("read from", path)
-            }
-            switch outcome {
-            case .transferred(0): atEOF = true
-            case .transferred: break
-            case .wouldBlock: throw SystemError(Errno(ETIMEDOUT), operation: "read from", path: path)
-            }
+    public func read(appendingTo bytes: inout [UInt8]) throws(SystemError) -> Bool {
+        let outcome: FD.IOResult
+        do throws(Errno) { outcome = try FD.read(fd.rawValue, appendingTo: &bytes, maxBytes: 65536) } catch {
+            throw error.with("read from", path)
+        }
+        switch outcome {
+        case .transferred(let count): return count > 0
+        case .wouldBlock: throw SystemError(Errno(ETIMEDOUT), operation: "read from", path: path)
         }
     }
 

@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import TapgridCLI
 
-exit(TapgridCLIMain.main(CommandLine.arguments))
+TapgridCLIMain.run()

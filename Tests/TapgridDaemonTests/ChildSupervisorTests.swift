@@ -8,9 +8,9 @@ import Testing
 
 // MARK: - Harness
 
-/// A supervisor driven by a tiny real epoll loop, recording its callbacks.
+/// A supervisor driven by the daemon's real event loop, recording its callbacks.
 final class ChildHarness {
-    let epoll: Epoll
+    let loop: EventLoop
     var supervisor: ChildSupervisor!
     var exits: [ChildExit] = []
     var lines: [ChildOutputLine] = []
@@ -18,35 +18,29 @@ final class ChildHarness {
     var log: [String] = []
 
     init(environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws {
-        epoll = try Epoll(maxEvents: 64)
-        supervisor = ChildSupervisor(
-            epollFD: epoll.fd.rawValue, environment: environment,
-            onExit: { [unowned self] exit in
-                exits.append(exit)
-                log.append("exit \(exit.seq)")
-            },
-            onOutput: { [unowned self] line in
-                lines.append(line)
-                log.append("line \(line.seq)")
-            })
+        loop = try EventLoop()
+        supervisor = ChildSupervisor(loop: loop, environment: environment)
+        supervisor.onExit = { [unowned self] exit in
+            exits.append(exit)
+            log.append("exit \(exit.seq)")
+        }
+        supervisor.onOutput = { [unowned self] line in
+            lines.append(line)
+            log.append("line \(line.seq)")
+        }
     }
 
     /// Runs the loop until `done()` or `seconds` pass. - Returns: whether `done()` became true.
     @discardableResult
     func run(seconds: Double = 10, until done: () -> Bool) throws -> Bool {
         let end = Clock.monotonicNanos() + UInt64(seconds * 1e9)
-        while !done() {
-            let now = Clock.monotonicNanos()
-            if now >= end { return false }
-            var wait = min(end - now, 50_000_000)
-            if let deadline = supervisor.nextDeadlineNanos { wait = min(wait, deadline > now ? deadline - now : 0) }
-            let events = try epoll.wait(timeoutMilliseconds: CInt((wait + 999_999) / 1_000_000))
-            for event in events where ChildSupervisor.owns(event.data) {
-                supervisor.handle(event: event)
-            }
-            supervisor.handleTimers(nowNanos: Clock.monotonicNanos())
-        }
-        return true
+        // A tick every 50 ms, so the loop looks at the time even when nothing happens.
+        func tick() { loop.schedule(.shutdown, at: Clock.monotonicNanos() + 50_000_000) }
+        loop.onDeadline(.shutdown) { tick() }
+        tick()
+        try loop.run { done() || Clock.monotonicNanos() >= end }
+        loop.schedule(.shutdown, at: nil)
+        return done()
     }
 
     func runUntilExits(_ count: Int, seconds: Double = 10) throws {

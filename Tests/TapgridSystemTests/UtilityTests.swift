@@ -61,23 +61,13 @@ extension SystemTests {
                 #expect(Files.isExecutableFile(scripts + "/alias"))
 
                 let realScripts = try Files.realPath(scripts)
-                #expect(try Files.resolve("hello", within: scripts) == realScripts + "/hello")
-                #expect(try Files.resolve("alias", within: scripts) == realScripts + "/hello")
-                #expect(try Files.resolve("escape", within: scripts) == nil)
-                #expect(try Files.resolve("../outside", within: scripts) == nil)
-                #expect(try Files.resolve(".", within: scripts) == nil)
-                let missing = #expect(throws: SystemError.self) { _ = try Files.resolve("dangling", within: scripts) }
-                #expect(missing?.errno == Errno(ENOENT))
+                #expect(try Files.realPath(scripts + "/alias") == realScripts + "/hello")
             }
         }
 
-        @Test func isoTimeShape() throws {
-            #expect(Clock.iso8601(seconds: 1_795_946_400, milliseconds: 123) == "2026-11-29T10:00:00.123Z")
-            #expect(Clock.iso8601(seconds: 0, milliseconds: 5) == "1970-01-01T00:00:00.005Z")
-            let now = Array(Clock.wallClockISO8601().utf8)
-            #expect(now.count == 24)
-            let shape = now.map { ($0 >= 48 && $0 <= 57) ? UInt8(ascii: "9") : $0 }
-            #expect(String(decoding: shape, as: UTF8.self) == "9999-99-99T99:99:99.999Z")
+        @Test func realtimeIsNow() {
+            let now = Clock.realtime()
+            #expect(now.seconds > 1_795_000_000 && (0..<1_000_000_000).contains(now.nanoseconds))
         }
 
         @Test func monotonicClockAdvances() {

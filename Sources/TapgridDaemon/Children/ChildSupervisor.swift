@@ -1,5 +1,3 @@
-import CShims
-@preconcurrency import Glibc
 import TapgridCore
 import TapgridSystem
 
@@ -13,13 +11,9 @@ import TapgridSystem
 /// non-blocking pipes registered in the loop's epoll, reaped with `waitpid(WNOHANG)` only once
 /// their pidfd is readable, and deadlines are handled in `handleTimers`.
 ///
-/// The loop's side of the contract:
-/// - route every epoll event whose `data >> 56` is `ChildSupervisor.epollTag` (the supervisor
-///   only uses 0x10 of the 0x10...0x1F range) to `handle(data:events:)`;
-/// - call `handleTimers(nowNanos:)` after each wake-up (at least when `nextDeadlineNanos`,
-///   `CLOCK_MONOTONIC` / `Clock.monotonicNanos()`, has passed) and bound its `epoll_wait`
-///   timeout by `nextDeadlineNanos`;
-/// - must not reap children itself (`waitpid(-1)` on SIGCHLD would steal exit statuses).
+/// It registers its pidfds and pipes through the `EventLoop` (owner `.children`) and keeps the
+/// loop's `.children` deadline at its next timeout; it never reaps children it did not start
+/// (the daemon must not `waitpid(-1)` on SIGCHLD, which would steal exit statuses).
 ///
 /// Callbacks are made from inside `submit`, `handle`, `handleTimers` and `beginShutdown`, at the
 /// end of the call, once the supervisor's state is consistent; they may call back into the
@@ -37,27 +31,23 @@ import TapgridSystem
 ///   afterwards gets `EPIPE`/`SIGPIPE` (detach with `>/dev/null 2>&1`). During shutdown they are
 ///   closed at once. No descriptor outlives that.
 /// - **Timeouts.** `timeoutSeconds` after the spawn, SIGTERM goes to the child's whole process
-///   group; `killGraceSeconds` later SIGKILL if the child has not exited. When a child that was
-///   sent SIGTERM exits, SIGKILL goes to its group *before* it is reaped (the unreaped leader
+///   group; `killGraceSeconds` later Signals.kill if the child has not exited. When a child that was
+///   sent SIGTERM exits, Signals.kill goes to its group *before* it is reaped (the unreaped leader
 ///   keeps the group id from being reused), so grandchildren that ignore SIGTERM die with it.
 ///   A child that exits on its own is not chased: its background processes may live on.
 ///   Non-positive timeouts mean none.
 /// - **Shutdown.** `beginShutdown` drops queued requests (reporting each as above), sends
-///   SIGTERM to every running group and SIGKILL after the grace; later `submit`s fail.
-public final class ChildSupervisor {
-    /// The top byte of every epoll `data` value the supervisor registers.
-    public static let epollTag: UInt8 = 0x10
-
-    /// Whether an epoll event belongs to the supervisor (top byte 0x10...0x1F).
-    public static func owns(_ data: UInt64) -> Bool { (0x10...0x1F).contains(data >> 56) }
-
+///   SIGTERM to every running group and Signals.kill after the grace; later `submit`s fail.
+final class ChildSupervisor: LoopHandler {
     /// How long a reaped child's pipes stay open for trailing output (default 2 s).
-    public var outputLingerNanos: UInt64 = 2_000_000_000
+    var outputLingerNanos: UInt64 = 2_000_000_000
 
-    private let epollFD: CInt
+    private unowned let loop: EventLoop
     private let inheritedEnvironment: [String]
-    private let onExit: (ChildExit) -> Void
-    private let onOutput: (ChildOutputLine) -> Void
+    /// One call per dispatched request (see the type's documentation).
+    var onExit: (ChildExit) -> Void = { _ in }
+    /// One call per line of a child's stdout or stderr.
+    var onOutput: (ChildOutputLine) -> Void = { _ in }
 
     private var children: [UInt64: SupervisedChild] = [:]
     private var runningByHandler: [Int: Int] = [:]
@@ -67,7 +57,7 @@ public final class ChildSupervisor {
     private var nextID: UInt64 = 1
     private var shuttingDown = false
     /// Children killed after a failed epoll registration; polled with `WNOHANG` until reaped.
-    private var unwatched: [pid_t] = []
+    private var unwatched: [Int32] = []
     private var pending: [Pending] = []
     private var delivering = false
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -90,26 +80,21 @@ public final class ChildSupervisor {
     private static let unwatchedPollNanos: UInt64 = 50_000_000
 
     /// - Parameters:
-    ///   - epollFD: the loop's epoll descriptor; the supervisor adds and removes its own fds.
+    ///   - loop: the event loop whose `.children` events and deadline this takes over.
     ///   - environment: the daemon's own environment; only `PATH`, `HOME`, `LANG`, `TZ` reach children.
-    ///   - onExit: one call per dispatched request (see the type's documentation).
-    ///   - onOutput: one call per line of a child's stdout or stderr.
-    public init(
-        epollFD: CInt, environment: [String: String], onExit: @escaping (ChildExit) -> Void,
-        onOutput: @escaping (ChildOutputLine) -> Void
-    ) {
-        self.epollFD = epollFD
+    init(loop: EventLoop, environment: [String: String]) {
+        self.loop = loop
         self.inheritedEnvironment = ChildEnvironment.inheritedEntries(from: environment)
-        self.onExit = onExit
-        self.onOutput = onOutput
         self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
+        loop.setHandler(self, for: .children)
+        loop.onDeadline(.children) { [unowned self] in handleTimers(nowNanos: Clock.monotonicNanos()) }
     }
 
-    /// Closes every descriptor still held and SIGKILLs the groups of children not yet reaped
+    /// Closes every descriptor still held and Signals.kills the groups of children not yet reaped
     /// (they stay zombies until the process exits: drop the supervisor only when `isIdle`).
     deinit {
         for child in children.values {
-            if !child.reaped { try? Spawn.killGroup(child.pid, signal: SIGKILL) }
+            if !child.reaped { try? Spawn.killGroup(child.pid, signal: Signals.kill) }
             if child.pidfd >= 0 { FD.close(child.pidfd) }
             for fd in child.pipes where fd >= 0 { FD.close(fd) }
         }
@@ -120,14 +105,14 @@ public final class ChildSupervisor {
     // MARK: - Public state
 
     /// Children started and not yet reaped.
-    public var runningCount: Int { running }
+    var runningCount: Int { running }
     /// Requests waiting for a free slot of their handler.
-    public var queuedCount: Int { queued }
+    var queuedCount: Int { queued }
     /// Nothing running, queued, or holding descriptors: the loop may exit after shutdown.
-    public var isIdle: Bool { children.isEmpty && unwatched.isEmpty && queued == 0 }
+    var isIdle: Bool { children.isEmpty && unwatched.isEmpty && queued == 0 }
 
     /// The earliest `CLOCK_MONOTONIC` time at which `handleTimers` has work, or nil.
-    public var nextDeadlineNanos: UInt64? {
+    var nextDeadlineNanos: UInt64? {
         var next: UInt64? = nil
         for child in children.values {
             if let d = child.nextDeadline, next == nil || d < next! { next = d }
@@ -145,7 +130,7 @@ public final class ChildSupervisor {
     /// Never blocks (spawning is `posix_spawn`, which returns once the child has exec'd).
     /// - Returns: `.denied` for policy refusals, `.failed` when the child cannot be started now
     ///   (nothing is left behind), `.busy` when the handler's queue is full, else `.dispatched`.
-    public func submit(_ request: ChildRequest) -> SubmitOutcome {
+    func submit(_ request: ChildRequest) -> SubmitOutcome {
         if shuttingDown { return .failed("the daemon is shutting down") }
         guard request.handler.spawnsChildren else {
             return .failed("handler \(request.handler.name) (\(request.handler.typeName)) does not start children")
@@ -180,8 +165,8 @@ public final class ChildSupervisor {
     /// Handles one epoll event registered by the supervisor (others are ignored): a pidfd
     /// became readable (the child exited: it is reaped and reported), or a pipe has data or
     /// was hung up (lines are delivered; at end of file the pipe is closed).
-    public func handle(data: UInt64, events: EpollEvents) {
-        guard let (kind, id) = ChildEpollData.decode(data), let child = children[id] else { return }
+    func handle(token: UInt64, events: EpollEvents) {
+        guard let (kind, id) = ChildEpollData.decode(token), let child = children[id] else { return }
         switch kind {
         case .pidfd:
             if child.pidfd >= 0 { childExited(child) }
@@ -193,12 +178,9 @@ public final class ChildSupervisor {
         deliver()
     }
 
-    /// `handle(data:events:)` for an `EpollEvent`.
-    public func handle(event: EpollEvent) { handle(data: event.data, events: event.events) }
-
-    /// Sends due SIGTERMs (timeouts) and SIGKILLs (grace over), closes pipes whose linger is
+    /// Sends due SIGTERMs (timeouts) and Signals.kills (grace over), closes pipes whose linger is
     /// over, and polls children that could not be watched.
-    public func handleTimers(nowNanos now: UInt64) {
+    func handleTimers(nowNanos now: UInt64) {
         var finished: [UInt64] = []
         for child in children.values {
             guard let due = child.nextDeadline, due <= now else { continue }
@@ -220,10 +202,10 @@ public final class ChildSupervisor {
     // MARK: - Shutdown
 
     /// Drops every queued request (each reported by `onExit` with `failure` set), sends SIGTERM
-    /// to every running child's group and SIGKILL `graceNanos` later (at once when 0); closes
+    /// to every running child's group and Signals.kill `graceNanos` later (at once when 0); closes
     /// lingering pipes. Later `submit`s return `.failed`. Calling it again can only shorten the
     /// grace. Keep running the loop until `isIdle`.
-    public func beginShutdown(graceNanos: UInt64) {
+    func beginShutdown(graceNanos: UInt64) {
         shuttingDown = true
         var dropped: [Queued] = []
         for (_, waiting) in queues { dropped += waiting }
@@ -257,7 +239,7 @@ public final class ChildSupervisor {
     /// Spawns and registers a child. - Returns: nil, or why it could not be started.
     private func start(_ request: ChildRequest, argv: [String]) -> String? {
         let environment = ChildEnvironment.entries(inherited: inheritedEnvironment, for: request)
-        let pid: pid_t, pidfd: CInt, out: CInt, err: CInt
+        let pid: Int32, pidfd: CInt, out: CInt, err: CInt
         do throws(SystemError) {
             let child = try Spawn.run(argv, environment: environment)
             pid = child.pid
@@ -272,15 +254,15 @@ public final class ChildSupervisor {
         var registered: [CInt] = []
         do throws(Errno) {
             for (fd, kind) in [(pidfd, ChildEpollData.Kind.pidfd), (out, .stdout), (err, .stderr)] {
-                _ = try retryingEINTR { cshims_epoll_ctl(epollFD, CSHIMS_EPOLL_CTL_ADD, fd, CSHIMS_EPOLLIN, ChildEpollData.make(kind, id: id)) }
+                try loop.register(fd, for: .children, token: ChildEpollData.make(kind, id: id), events: .readable)
                 registered.append(fd)
             }
         } catch {
-            for fd in registered { _ = epollRemove(fd) }
+            for fd in registered { loop.unregister(fd) }
             FD.close(pidfd)
             FD.close(out)
             FD.close(err)
-            try? Spawn.killGroup(pid, signal: SIGKILL)
+            try? Spawn.killGroup(pid, signal: Signals.kill)
             unwatched.append(pid)
             return "cannot watch child \(pid) of \(argv[0]): \(error)"
         }
@@ -315,7 +297,7 @@ public final class ChildSupervisor {
         if child.sentTerm && !child.sentKill {
             // The leader is still unreaped, so its group id cannot have been reused: finish off
             // anything in the group that survived the SIGTERM.
-            try? Spawn.killGroup(child.pid, signal: SIGKILL)
+            try? Spawn.killGroup(child.pid, signal: Signals.kill)
             child.sentKill = true
         }
         var status: ChildExitStatus? = nil
@@ -326,7 +308,7 @@ public final class ChildSupervisor {
             // ECHILD: someone else reaped it; the status is lost.
         }
         let now = Clock.monotonicNanos()
-        _ = epollRemove(child.pidfd)
+        loop.unregister(child.pidfd)
         FD.close(child.pidfd)
         child.pidfd = -1
         child.reaped = true
@@ -368,14 +350,14 @@ public final class ChildSupervisor {
     // MARK: - Signals
 
     private func terminate(_ child: SupervisedChild, now: UInt64, graceNanos: UInt64) {
-        try? Spawn.killGroup(child.pid, signal: SIGTERM)
+        try? Spawn.killGroup(child.pid, signal: Signals.terminate)
         child.sentTerm = true
         child.killDeadline = now &+ graceNanos
         if graceNanos == 0 { kill(child) }
     }
 
     private func kill(_ child: SupervisedChild) {
-        try? Spawn.killGroup(child.pid, signal: SIGKILL)
+        try? Spawn.killGroup(child.pid, signal: Signals.kill)
         child.sentKill = true
     }
 
@@ -425,7 +407,7 @@ public final class ChildSupervisor {
     private func closePipe(_ child: SupervisedChild, _ stream: ChildStream) {
         let fd = child.pipes[stream.rawValue]
         guard fd >= 0 else { return }
-        _ = epollRemove(fd)
+        loop.unregister(fd)
         FD.close(fd)
         child.pipes[stream.rawValue] = -1
     }
@@ -440,6 +422,7 @@ public final class ChildSupervisor {
 
     /// Makes the queued callbacks, in order; re-entrant calls leave theirs to the outer loop.
     private func deliver() {
+        loop.schedule(.children, at: nextDeadlineNanos)
         if delivering { return }
         delivering = true
         defer { delivering = false }
@@ -453,11 +436,5 @@ public final class ChildSupervisor {
             }
         }
         pending.removeAll(keepingCapacity: true)
-    }
-
-    // MARK: - epoll
-
-    private func epollRemove(_ fd: CInt) -> Bool {
-        (try? retryingEINTR { cshims_epoll_ctl(epollFD, CSHIMS_EPOLL_CTL_DEL, fd, 0, 0) }) != nil
     }
 }

@@ -1,7 +1,7 @@
-@preconcurrency import Glibc
+import TapgridSystem
 
 /// What a supervisor epoll registration refers to, packed into `epoll_data.u64`:
-/// top byte `ChildSupervisor.epollTag`, next byte the kind, low 48 bits the child's id.
+/// the kind in bits 48...55 (the loop adds its owner byte above), the low 48 bits the child's id.
 /// Ids are never reused, so an event for a closed (and possibly reused) fd number finds no
 /// child, or a child whose descriptor of that kind is already closed, and is dropped.
 enum ChildEpollData {
@@ -14,13 +14,11 @@ enum ChildEpollData {
     static let idMask: UInt64 = (1 << 48) - 1
 
     static func make(_ kind: Kind, id: UInt64) -> UInt64 {
-        UInt64(ChildSupervisor.epollTag) << 56 | UInt64(kind.rawValue) << 48 | (id & idMask)
+        UInt64(kind.rawValue) << 48 | (id & idMask)
     }
 
     static func decode(_ data: UInt64) -> (kind: Kind, id: UInt64)? {
-        guard UInt8(truncatingIfNeeded: data >> 56) == ChildSupervisor.epollTag,
-            let kind = Kind(rawValue: UInt8(truncatingIfNeeded: data >> 48))
-        else { return nil }
+        guard let kind = Kind(rawValue: UInt8(truncatingIfNeeded: data >> 48)) else { return nil }
         return (kind, data & idMask)
     }
 }
@@ -33,7 +31,7 @@ final class SupervisedChild {
     let handlerIndex: Int
     let handlerName: String
     /// Also the process group id (the child leads its own group).
-    let pid: pid_t
+    let pid: Int32
     /// -1 once reaped and closed.
     var pidfd: CInt
     /// Read ends of stdout and stderr (indexed by `ChildStream.rawValue`); -1 once closed.
@@ -53,7 +51,7 @@ final class SupervisedChild {
     var lingerDeadline: UInt64?
 
     init(
-        id: UInt64, request: ChildRequest, pid: pid_t, pidfd: CInt, stdout: CInt, stderr: CInt,
+        id: UInt64, request: ChildRequest, pid: Int32, pidfd: CInt, stdout: CInt, stderr: CInt,
         startNanos: UInt64
     ) {
         self.id = id

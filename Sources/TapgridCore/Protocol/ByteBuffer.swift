@@ -1,5 +1,3 @@
-import TapgridCore
-
 /// A growable byte buffer for replies, event-log records and log lines.
 ///
 /// The tap path makes some 30 small appends per tap; on `[UInt8]` each one runs the generic
@@ -7,14 +5,16 @@ import TapgridCore
 /// and a copy into memory this object owns. A class, so a client's output and the event log's
 /// record are appended to in place through a `let` reference, without swapping arrays in and out.
 /// Loop-owned; never shared between threads.
-final class ByteBuffer {
-    private var start: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+public final class ByteBuffer {
+    @usableFromInline var start: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
     /// The capacity `removeAll(shrinkingAbove:)` goes back to.
     private let initialCapacity: Int
-    private(set) var count = 0
+    public private(set) var count = 0
+    /// Only for the inlinable appends: moves the end after bytes written in place.
+    @usableFromInline func advance(_ written: Int) { count += written }
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         self.capacity = max(capacity, 16)
         self.initialCapacity = self.capacity
         start = .allocate(capacity: self.capacity)
@@ -22,14 +22,14 @@ final class ByteBuffer {
 
     deinit { start.deallocate() }
 
-    var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { count == 0 }
 
     /// The bytes written so far; valid until the next append or `removeAll`.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
 
     /// Empties the buffer; one that grew past `limit` (a large reply) goes back to its initial
     /// capacity, so a single burst does not hold memory for the connection's lifetime.
-    func removeAll(shrinkingAbove limit: Int = .max) {
+    public func removeAll(shrinkingAbove limit: Int = .max) {
         count = 0
         if capacity > limit {
             start.deallocate()
@@ -39,14 +39,14 @@ final class ByteBuffer {
     }
 
     /// Where the next `room` bytes go, growing the buffer first if they do not fit.
-    @inline(__always)
-    private func tail(room: Int) -> UnsafeMutablePointer<UInt8> {
+    @inlinable @inline(__always)
+    func tail(room: Int) -> UnsafeMutablePointer<UInt8> {
         if capacity - count < room { grow(toAtLeast: count + room) }
         return start + count
     }
 
-    @inline(never)
-    private func grow(toAtLeast minimum: Int) {
+    @usableFromInline @inline(never)
+    func grow(toAtLeast minimum: Int) {
         var newCapacity = capacity * 2
         while newCapacity < minimum { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -56,56 +56,56 @@ final class ByteBuffer {
         capacity = newCapacity
     }
 
-    @inline(__always)
-    func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    public func append(_ byte: UInt8) {
         tail(room: 1).pointee = byte
-        count += 1
+        advance(1)
     }
 
-    @inline(__always)
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    public func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         UnsafeMutableRawPointer(tail(room: bytes.count)).copyMemory(from: source, byteCount: bytes.count)
-        count += bytes.count
+        advance(bytes.count)
     }
 
-    @inline(__always)
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) { append(UnsafeRawBufferPointer(bytes)) }
+    @inlinable @inline(__always)
+    public func append(_ bytes: UnsafeBufferPointer<UInt8>) { append(UnsafeRawBufferPointer(bytes)) }
 
-    @inline(__always)
-    func append(_ text: StaticString) {
+    @inlinable @inline(__always)
+    public func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    @inline(__always)
-    func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
+    @inlinable @inline(__always)
+    public func append(_ bytes: [UInt8]) { bytes.withUnsafeBytes { append($0) } }
 
     /// Appends a decimal integer (`JSONWriter.writeInt`).
-    @inline(__always)
-    func append(int value: Int64) {
+    @inlinable @inline(__always)
+    public func append(int value: Int64) {
         let written = JSONWriter.writeInt(value, to: tail(room: JSONWriter.maxIntBytes))
-        count += written
+        advance(written)
     }
 
     /// Appends a counter as `JSONWriter.appendInt` of its bit pattern always has.
-    @inline(__always)
-    func append(uint value: UInt64) { append(int: Int64(truncatingIfNeeded: value)) }
+    @inlinable @inline(__always)
+    public func append(uint value: UInt64) { append(int: Int64(truncatingIfNeeded: value)) }
 
     /// Appends a JSON number (`JSONWriter.writeNumber`: `120`, `120.5`, `null` for NaN).
-    @inline(__always)
-    func append(number value: Double) {
+    @inlinable @inline(__always)
+    public func append(number value: Double) {
         let written = JSONWriter.writeNumber(value, to: tail(room: JSONWriter.maxNumberBytes))
-        count += written
+        advance(written)
     }
 
     /// Appends valid UTF-8 as a quoted, escaped JSON string (`JSONWriter.writeString`).
-    func append(jsonString utf8: UnsafeBufferPointer<UInt8>) {
+    public func append(jsonString utf8: UnsafeBufferPointer<UInt8>) {
         let written = JSONWriter.writeString(utf8: utf8, to: tail(room: JSONWriter.maxStringBytes(utf8.count)))
-        count += written
+        advance(written)
     }
 
     /// Appends `text` as a quoted, escaped JSON string.
-    func append(jsonString text: String) {
+    public func append(jsonString text: String) {
         var text = text
         text.withUTF8 { append(jsonString: $0) }
     }

@@ -1,17 +1,17 @@
 /// How many taps ended in each outcome (for `status`). Kept in memory this object owns: as a
 /// `var` array property of the daemon, each tap's count costs an exclusivity check and a
 /// copy-on-write check.
-final class OutcomeCounts {
+public final class OutcomeCounts {
     private let counts: UnsafeMutableBufferPointer<UInt64>
 
-    init() {
+    public init() {
         counts = .allocate(capacity: Outcome.allCases.count)
         counts.initialize(repeating: 0)
     }
 
     deinit { counts.deallocate() }
 
-    func add(_ outcome: Outcome) { counts[outcome.rawValue] += 1 }
+    public func add(_ outcome: Outcome) { counts[outcome.rawValue] += 1 }
 
-    subscript(_ outcome: Outcome) -> UInt64 { counts[outcome.rawValue] }
+    public subscript(_ outcome: Outcome) -> UInt64 { counts[outcome.rawValue] }
 }

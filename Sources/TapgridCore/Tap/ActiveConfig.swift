@@ -1,5 +1,3 @@
-import TapgridCore
-
 /// The config in use, with the JSON pieces a tap's reply and event-log record repeat, written
 /// once. Replaced whole when a config is swapped in and otherwise never mutated in its `let`s,
 /// so the tap path reads the config in place: a `let` of a final class needs no copy and no
@@ -10,17 +8,17 @@ import TapgridCore
 /// (`,"handler":"browser","outcome":"dispatched"`), and per grid its path and details
 /// (`"0/1","name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte
 /// runs instead of escaping names, formatting numbers and walking the tree again. Loop-owned.
-final class ActiveConfig {
-    let config: Config
+public final class ActiveConfig {
+    public let config: Config
     /// `config.layouts` (the same storage), for the tap path: calling a method on `config`
     /// itself copies the whole `Config` per call.
-    let layouts: [LoadedLayout]
+    public let layouts: [LoadedLayout]
     /// Successful config loads when this one was swapped in (1 for the first).
-    let generation: UInt64
+    public let generation: UInt64
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
-    let replyHeads: [[UInt8]]
+    public let replyHeads: [[UInt8]]
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
-    let recordHeads: [[UInt8]]
+    public let recordHeads: [[UInt8]]
     /// At `(handler slot + 1) * outcomes + outcome` (slot -1: unrouted): `,"handler":...,"outcome":"..."`.
     private let tails: [[UInt8]]
     private let outcomes = Outcome.allCases.count
@@ -30,7 +28,7 @@ final class ActiveConfig {
     private let hits: UnsafeMutableBufferPointer<[UInt8]>
     private let hitStart: [Int]
 
-    init(config: Config, generation: UInt64) {
+    public init(config: Config, generation: UInt64) {
         self.config = config
         self.layouts = config.layouts
         self.generation = generation
@@ -76,10 +74,10 @@ final class ActiveConfig {
     }
 
     /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.
-    func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
+    public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
 
     /// `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
-    func tail(handler slot: Int32, outcome: Outcome) -> [UInt8] {
+    public func tail(handler slot: Int32, outcome: Outcome) -> [UInt8] {
         tails[(Int(slot) + 1) * outcomes + outcome.rawValue]
     }
 
@@ -87,7 +85,7 @@ final class ActiveConfig {
     /// `"0/1","name":...,"tag":...,"actionData":...` (after `"path":` in a reply's hit object,
     /// after `"hit":` in an event-log record).
     /// - Parameter slot: the grid's info slot (every hittable grid has one).
-    func hit(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+    public func hit(layout: Int, grid: Int, slot: Int) -> [UInt8] {
         let index = hitStart[layout] + slot
         if hits[index].isEmpty { hits[index] = Self.hitFragment(layouts[layout].tree, grid: grid, slot: slot) }
         return hits[index]

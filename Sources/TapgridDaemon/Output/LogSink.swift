@@ -1,14 +1,24 @@
-@preconcurrency import Glibc
+import TapgridCore
+import TapgridSystem
 
-/// Line-oriented logging to stderr, one `write(2)` per line so lines from the loop never interleave.
+/// Where the daemon's own messages go: one line per message on stderr, written whole.
 ///
 /// Under systemd (`JOURNAL_STREAM` set) each line starts with a syslog priority prefix (`<3>`...`<7>`)
 /// that the journal turns into the record's priority (`SyslogLevelPrefix=`, on by default).
-struct Log {
+/// The event log, not this, is the record of taps; this carries `log` handlers' records, child
+/// output and exits, warnings and errors.
+final class LogSink {
     enum Level: Int { case error = 3, warning = 4, notice = 5, info = 6, debug = 7 }
 
     let verbose: Bool
     let journal: Bool
+    /// A line being built for `write(_:_:)` (the loop thread's only).
+    private let line = ByteBuffer(capacity: 256)
+
+    init(verbose: Bool, journal: Bool) {
+        self.verbose = verbose
+        self.journal = journal
+    }
 
     func error(_ message: String) { write(.error, message) }
     func warning(_ message: String) { write(.warning, message) }
@@ -16,15 +26,14 @@ struct Log {
     func debug(_ message: @autoclosure () -> String) { if verbose { write(.debug, message()) } }
 
     func write(_ level: Level, _ message: String) {
-        let line = ByteBuffer(capacity: message.utf8.count + 24)
+        line.removeAll(shrinkingAbove: 1 << 16)
         appendPrefix(level, to: line)
-        var message = message
-        message.withUTF8 { line.append($0) }
+        line.append(jsonFree: message)
         line.append(0x0A)
-        Log.writeStderr(line.bytes)
+        Stderr.write(line.bytes)
     }
 
-    /// Writes the prefix of a line built by the caller in its own buffer (hot path: no String).
+    /// Writes the prefix of a line built by the caller in its own buffer (no String per tap).
     func appendPrefix(_ level: Level, to line: ByteBuffer) {
         if journal {
             line.append(0x3C)
@@ -36,24 +45,14 @@ struct Log {
         if level == .warning { line.append("warning: ") }
     }
 
-    /// Writes finished text (ending in `\n`) to fd 2.
-    static func writeStderr(_ text: String) {
-        var text = text
-        text.withUTF8 { writeStderr(UnsafeRawBufferPointer($0)) }
-    }
+    /// Writes a line the caller finished (prefix from `appendPrefix`, `\n` at the end).
+    func writeLine(_ finished: ByteBuffer) { Stderr.write(finished.bytes) }
+}
 
-    /// Writes a finished line (with its `\n`) to fd 2, retrying short writes and `EINTR`.
-    static func writeStderr(_ raw: UnsafeRawBufferPointer) {
-        var offset = 0
-        while offset < raw.count {
-            let n = Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+extension ByteBuffer {
+    /// Appends text as it is (no JSON quoting).
+    fileprivate func append(jsonFree text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
     }
 }

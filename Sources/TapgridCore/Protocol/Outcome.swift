@@ -1,9 +1,9 @@
-/// What became of a tap (contract, "Socket protocol": `outcome`).
-enum Outcome: Int, CaseIterable {
+/// What became of a tap: the reply's and the event log's `outcome`.
+public enum Outcome: Int, CaseIterable, Sendable {
     case dispatched, miss, unrouted, denied, busy, failed, suppressed, checked
 
-    /// The outcome's JSON name, as static bytes (no String on the hot path).
-    var name: StaticString {
+    /// The outcome's JSON name, as static bytes (no String on the tap path).
+    public var name: StaticString {
         switch self {
         case .dispatched: return "dispatched"
         case .miss: return "miss"
@@ -15,14 +15,20 @@ enum Outcome: Int, CaseIterable {
         case .checked: return "checked"
         }
     }
+
+    /// The outcome named `text`, nil for any other string (reading event logs and replies).
+    public init?(name text: String) {
+        guard let found = Outcome.allCases.first(where: { $0.name.description == text }) else { return nil }
+        self = found
+    }
 }
 
-/// Error codes of the socket protocol.
-enum ErrorCode {
+/// The error codes of the socket protocol.
+public enum ErrorCode: Sendable {
     case parseError, badRequest, unknownOp, unknownLayout, forbidden, lineTooLong, tooManyClients, configError
 
     /// The code's JSON name, as static bytes.
-    var name: StaticString {
+    public var name: StaticString {
         switch self {
         case .parseError: return "parse_error"
         case .badRequest: return "bad_request"

@@ -1,0 +1,31 @@
+/// What the tap engine decided for one tap: what it hit, where it goes, and what the daemon must
+/// carry out. Indexes only (into `ActiveConfig`), so deciding a tap copies no strings or arrays.
+public struct TapDecision: Sendable, Equatable {
+    /// The tap's sequence number; 0 for a hit-test (`hit` op), which is not a tap.
+    public var seq: UInt64
+    /// Index of the layout the tap was tested against.
+    public var layout: Int
+    /// The grid hit, its info slot and its handler slot; nil for a miss.
+    public var target: TapTarget?
+    /// The outcome; `.dispatched` for `.spawn` until the daemon settles it.
+    public var outcome: Outcome
+    /// What the daemon must do for it.
+    public var action: TapAction
+    /// Why the tap was denied, for the reply's `reason` (denials only: never on the common path).
+    public var reason: String?
+
+    /// The handler slot, -1 when unrouted or a miss.
+    public var handler: Int32 { target?.handler ?? -1 }
+}
+
+/// The side effect a decided tap asks of the daemon.
+public enum TapAction: Sendable, Equatable {
+    /// Nothing beyond the record and the reply (miss, unrouted, suppressed, denied, checked).
+    case none
+    /// One record of a `log` handler.
+    case log
+    /// A child of a `url` or `script` handler; the daemon reports back with `settle`.
+    case spawn
+    /// A `layout` handler made `to` current (it was `from`; equal when it already was).
+    case switchLayout(from: Int, to: Int)
+}

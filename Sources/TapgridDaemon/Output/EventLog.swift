@@ -1,0 +1,134 @@
+import TapgridCore
+import TapgridSystem
+
+/// The JSON Lines event log as an append-only sink: one record per tap, one per finished child
+/// (the fields are `TapRecord`'s and `ChildExitRecord`'s to write).
+///
+/// Each record is built in one reusable buffer and written with a single `write(2)` on an
+/// `O_APPEND` descriptor, so a record is never split by a concurrent rotation and costs no
+/// allocation once the buffer has grown. A failed write does not stop the daemon: the error is
+/// remembered (shown by `status`, reported once on stderr), the tap's reply says `"logged": false`,
+/// and the next record tries again (re-opening the file at most once a second if it is not open).
+final class EventLog {
+    /// Where records go; nil when the log is off (`"eventLog": false`).
+    private(set) var path: String?
+    private var fd: CInt = -1
+    /// False after a failed open or write, until a write succeeds.
+    private(set) var ok = true
+    /// The last failure, as `cannot write PATH: ...`.
+    private(set) var lastError: String?
+    private var lastOpenAttemptNanos: UInt64 = 0
+    private let log: LogSink
+    /// The record buffer, kept between records: `begin` hands it out, the caller appends the
+    /// record's fields, `commit` writes it.
+    private let record = ByteBuffer(capacity: 1024)
+    private let head: EventRecordHead
+
+    init(runID: String, log: LogSink) {
+        head = EventRecordHead(runID: runID)
+        self.log = log
+    }
+
+    deinit { if fd >= 0 { FD.close(fd) } }
+
+    var isEnabled: Bool { path != nil }
+
+    /// The event log's path for a config setting: the configured path, else
+    /// `$STATE_DIRECTORY/events.jsonl` (systemd's `StateDirectory=`), else
+    /// `$XDG_STATE_HOME/tapgrid/events.jsonl`, else `$HOME/.local/state/tapgrid/events.jsonl`,
+    /// else `/var/lib/tapgrid/events.jsonl`; nil when turned off.
+    static func resolvePath(_ setting: EventLogSetting, environment env: [String: String]) -> String? {
+        switch setting {
+        case .off: return nil
+        case .path(let p): return p
+        case .standard:
+            if let state = env["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
+                return String(state) + "/events.jsonl"
+            }
+            if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/tapgrid/events.jsonl" }
+            if let home = env["HOME"], home.hasPrefix("/") { return home + "/.local/state/tapgrid/events.jsonl" }
+            return "/var/lib/tapgrid/events.jsonl"
+        }
+    }
+
+    /// Switches to `newPath` (or off), opening it now. Called at start and after a reload.
+    func configure(path newPath: String?) {
+        if newPath == path && (fd >= 0 || newPath == nil) { return }
+        closeFile()
+        path = newPath
+        ok = true
+        lastError = nil
+        if newPath != nil { openFile() }
+    }
+
+    /// Closes and re-opens the same path (SIGUSR1, after a log rotator moved the file away).
+    func reopen() {
+        guard let path else { return }
+        closeFile()
+        openFile()
+        if ok { log.info("event log reopened: \(path)") }
+    }
+
+    /// Closes the file at shutdown, after syncing what was written.
+    func close() {
+        if fd >= 0 { FD.syncData(fd) }
+        closeFile()
+    }
+
+    private func closeFile() {
+        if fd >= 0 { FD.close(fd) }
+        fd = -1
+    }
+
+    private func openFile() {
+        guard let path else { return }
+        lastOpenAttemptNanos = Clock.monotonicNanos()
+        Files.makeParentDirectories(of: path)
+        do throws(SystemError) {
+            fd = try Files.openForAppending(path).release()
+            if !ok { log.info("event log writable again: \(path)") }
+            ok = true
+            lastError = nil
+        } catch {
+            fail(error.description)
+        }
+    }
+
+    private func fail(_ message: String) {
+        if ok || lastError != message { log.error("event log: \(message)") }
+        ok = false
+        lastError = message
+    }
+
+    /// Starts a record with its time and run id; the caller appends the rest (ending in `}\n`)
+    /// to the buffer returned, then calls `commit`.
+    func begin() -> ByteBuffer {
+        record.removeAll()
+        let now = Clock.realtime()
+        head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: record)
+        return record
+    }
+
+    /// Writes the record begun by `begin`.
+    /// - Returns: whether the whole record reached the file.
+    func commit() -> Bool {
+        guard let path else { return true }
+        if fd < 0 {
+            guard Clock.monotonicNanos() &- lastOpenAttemptNanos >= 1_000_000_000 else { return false }
+            openFile()
+            if fd < 0 { return false }
+        }
+        do throws(Errno) {
+            try FD.writeAll(fd, record.bytes)
+        } catch {
+            fail("cannot write " + path + ": " + error.description)
+            return false
+        }
+        if !ok {
+            ok = true
+            lastError = nil
+            log.info("event log writable again: \(path)")
+        }
+        return true
+    }
+}

@@ -1,0 +1,324 @@
+import TapgridCore
+import TapgridSystem
+
+/// Answers one request line of a connection (the `TapService`).
+protocol LineHandler: AnyObject {
+    func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
+}
+
+/// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
+/// connection's reading, framing, reply flushing and closing. Each complete request line goes
+/// to the `LineHandler`, which appends its reply to the connection's output.
+final class SocketServer: LoopHandler {
+    private let loop: EventLoop
+    private let log: LogSink
+    unowned var lineHandler: LineHandler!
+    /// Who may connect and how many; updated on reload.
+    var admission: Admission
+
+    /// The listening socket; -1 once closed.
+    private var listenerFD: CInt
+    /// Where the socket file is and which file it was when we created it (nil when systemd
+    /// owns it, or it could not be examined): only that file is removed at shutdown.
+    private let socketFile: (path: String, identity: FileIdentity)?
+    private var acceptPaused = false
+
+    private var connections: [Connection?] = []
+    private var slotGenerations: [UInt32] = []
+    private var freeSlots: [Int] = []
+    private(set) var count = 0
+    /// Every read lands here first (allocated once, for the daemon's lifetime).
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
+    private let scratch = ByteBuffer(capacity: 256)
+
+    /// What decides whether a peer may connect.
+    struct Admission {
+        var maxClients: Int
+        var allow: PeerAllowList?
+        /// Whether supplementary groups are needed (an allow list is set anywhere).
+        var needsGroups: Bool
+        var daemonUID: UInt32
+    }
+
+    init(loop: EventLoop, listener: consuming OwnedFD, socketPath: String?, admission: Admission, log: LogSink) throws(Errno) {
+        self.loop = loop
+        self.log = log
+        self.admission = admission
+        self.listenerFD = listener.release()
+        socketFile = socketPath.flatMap { path in Files.identity(path).map { (path, $0) } }
+        loop.setHandler(self, for: .server)
+        loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
+        try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    private static let listenerToken: UInt64 = 0x00FF_FFFF_FFFF_FFFF
+
+    func handle(token: UInt64, events: EpollEvents) {
+        if token == Self.listenerToken {
+            acceptAll()
+            return
+        }
+        let slot = Int(UInt32(truncatingIfNeeded: token))
+        guard slot < connections.count, let connection = connections[slot],
+            slotGenerations[slot] == UInt32(truncatingIfNeeded: token >> 32)
+        else { return }  // stale: that connection is gone and its slot may be reused
+        if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.input == .reading {
+            read(connection)
+        }
+        flush(connection)
+    }
+
+    /// Every open connection.
+    var all: [Connection] { connections.compactMap { $0 } }
+
+    // MARK: - Accepting
+
+    private func acceptAll() {
+        while listenerFD >= 0 && !acceptPaused {
+            let accepted: OwnedFD?
+            do throws(Errno) {
+                accepted = try UnixSocket.accept(listenerFD)
+            } catch {
+                if error == Errno.noFileDescriptors || error == Errno.systemFileTableFull {
+                    // Out of descriptors: the listener stays readable, so stop watching it for a
+                    // moment instead of spinning; queued connections wait in the backlog.
+                    log.warning("accept: \(error); pausing accepts for 100 ms")
+                    loop.unregister(listenerFD)
+                    acceptPaused = true
+                    loop.schedule(.acceptBackoff, at: Clock.monotonicNanos() + 100_000_000)
+                } else {
+                    log.error("accept: \(error)")
+                }
+                return
+            }
+            guard let connection = accepted else { return }
+            admit(connection.release())
+        }
+    }
+
+    private func resumeAccepting() {
+        guard acceptPaused else { return }
+        acceptPaused = false
+        guard listenerFD >= 0 else { return }
+        try? loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
+    }
+
+    /// Checks the limit and the allow list, then registers the connection.
+    private func admit(_ fd: CInt) {
+        if count >= admission.maxClients {
+            refuse(fd, .tooManyClients, "too many clients (socket.maxClients is \(admission.maxClients))")
+            return
+        }
+        var uid = UInt32.max
+        var gids: [UInt32] = []
+        if let credentials = try? UnixSocket.peerCredentials(fd) {
+            uid = credentials.uid
+            gids = [credentials.gid]
+            if admission.needsGroups, let supplementary = try? UnixSocket.peerGroups(fd) {
+                gids.append(contentsOf: supplementary)
+            }
+        }
+        if let allow = admission.allow, !allow.allows(uid: uid, gids: gids, daemonUID: admission.daemonUID) {
+            log.info("connection refused: uid \(uid) is not in socket.allow")
+            refuse(fd, .forbidden, "uid \(uid) may not connect (socket.allow)")
+            return
+        }
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = connections.count
+            connections.append(nil)
+            slotGenerations.append(1)
+        }
+        let token = UInt64(slotGenerations[slot]) << 32 | UInt64(UInt32(truncatingIfNeeded: slot))
+        let connection = Connection(fd: fd, slot: slot, token: token, uid: uid, gids: gids)
+        connections[slot] = connection
+        count += 1
+        updateInterest(connection)
+        if connection.registered == nil { close(connection) }
+    }
+
+    /// Sends one error line to a connection we will not keep, then closes it. A fresh socket's
+    /// buffer always has room for one short line, so a single non-blocking send suffices.
+    private func refuse(_ fd: CInt, _ code: ErrorCode, _ message: String) {
+        scratch.removeAll()
+        ReplyWriter.error(code, message, id: nil, scratch)
+        _ = try? FD.send(fd, scratch.bytes)
+        FD.close(fd)
+    }
+
+    /// Stops accepting and removes the socket file if it is still the one we created.
+    func closeListener() {
+        guard listenerFD >= 0 else { return }
+        if !acceptPaused { loop.unregister(listenerFD) }
+        FD.close(listenerFD)
+        listenerFD = -1
+        acceptPaused = false
+        loop.schedule(.acceptBackoff, at: nil)
+        if let (path, identity) = socketFile, Files.identity(path) == identity { try? Files.remove(path) }
+    }
+
+    // MARK: - Reading
+
+    /// Reads what is available (4 chunks per event, for fairness; `untilDrained`: up to 1 MiB,
+    /// what the kernel already holds for us, at shutdown), then answers the complete lines.
+    func read(_ connection: Connection, untilDrained: Bool = false) {
+        var rounds = 0
+        reading: while rounds < (untilDrained ? 64 : 4) {
+            rounds += 1
+            let outcome: FD.IOResult
+            do throws(Errno) {
+                outcome = try FD.read(connection.fd, into: readBuffer)
+                if case .transferred(let count) = outcome, count > 0 {
+                    connection.framer.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                }
+            } catch {
+                log.debug("client \(connection.slot): read: \(error)")
+                close(connection)
+                return
+            }
+            switch outcome {
+            case .transferred(0):
+                connection.input = .peerFinished
+                break reading
+            case .transferred(let count):
+                // Waiting for a reload, or past the line limit: stop pulling more than we will use.
+                if connection.framer.count > Connection.maxLineBytes + 2 * Connection.readChunk && !untilDrained { break reading }
+                // A short read drained the socket: skip the read that would only say EAGAIN (the
+                // level-triggered epoll reports the connection again if more arrives meanwhile).
+                if count < Connection.readChunk && !untilDrained { break reading }
+            case .wouldBlock:
+                break reading
+            }
+        }
+        answerLines(connection)
+    }
+
+    /// Answers every complete line in order, unless a reload pauses the connection.
+    func answerLines(_ connection: Connection) {
+        guard connection.input != .refused && connection.input != .dropped else {
+            connection.framer.removeAll()
+            return
+        }
+        if connection.answersLines {
+            connection.framer.takeLines { line in
+                if line.count > Connection.maxLineBytes {
+                    lineTooLong(connection)
+                } else {
+                    lineHandler.handleLine(line, from: connection)
+                }
+                return connection.answersLines
+            }
+        }
+        if connection.awaitingReload {
+            if connection.framer.count > Connection.maxPendingOutput {
+                log.warning("client \(connection.slot) sent more than 1 MiB while its reload ran; dropped")
+                connection.input = .dropped
+            }
+            return
+        }
+        guard connection.answersLines else { return }
+        let rest = connection.framer.count
+        if rest > Connection.maxLineBytes + 1 || (rest == Connection.maxLineBytes + 1 && connection.framer.last != 0x0D) {
+            lineTooLong(connection)
+            return
+        }
+        if connection.input == .peerFinished {
+            // A last line without `\n` before the peer shut its writing side is still a request.
+            connection.framer.takeRest { line in lineHandler.handleLine(line, from: connection) }
+        }
+    }
+
+    private func lineTooLong(_ connection: Connection) {
+        ReplyWriter.error(.lineTooLong, "request line longer than \(Connection.maxLineBytes) bytes", id: nil, connection.output)
+        connection.input = .refused
+    }
+
+    // MARK: - Writing and closing
+
+    /// Writes queued replies until the kernel stops taking them; closes the connection when it is done.
+    func flush(_ connection: Connection) {
+        if connection.isClosed { return }
+        if connection.input == .dropped {
+            close(connection)
+            return
+        }
+        while connection.pendingOutput > 0 {
+            let result: FD.IOResult
+            do throws(Errno) {
+                result = try FD.send(connection.fd, UnsafeRawBufferPointer(rebasing: connection.output.bytes[connection.outputOffset...]))
+            } catch {
+                log.debug("client \(connection.slot): send: \(error)")
+                close(connection)
+                return
+            }
+            guard case .transferred(let n) = result else { break }
+            connection.outputOffset += n
+        }
+        if connection.pendingOutput == 0 && connection.outputOffset > 0 {
+            connection.output.removeAll(shrinkingAbove: 1 << 18)
+            connection.outputOffset = 0
+        }
+        if connection.pendingOutput == 0 && !connection.awaitingReload && connection.input != .reading {
+            close(connection)
+            return
+        }
+        updateInterest(connection)
+    }
+
+    /// Watches for readable while we still read, writable only while replies wait.
+    private func updateInterest(_ connection: Connection) {
+        var wanted: EpollEvents = []
+        if connection.input == .reading { wanted.insert(.readable) }
+        if connection.pendingOutput > 0 { wanted.insert(.writable) }
+        guard wanted != connection.registered else { return }
+        do throws(Errno) {
+            if wanted.isEmpty {
+                loop.unregister(connection.fd)
+                connection.registered = nil
+            } else if connection.registered == nil {
+                try loop.register(connection.fd, for: .server, token: connection.token, events: wanted)
+                connection.registered = wanted
+            } else {
+                try loop.modify(connection.fd, for: .server, token: connection.token, events: wanted)
+                connection.registered = wanted
+            }
+        } catch {
+            log.error("epoll_ctl for client \(connection.slot): \(error)")
+            connection.input = .dropped
+        }
+    }
+
+    func close(_ connection: Connection) {
+        guard !connection.isClosed, connections[connection.slot] === connection else { return }
+        if connection.registered != nil { loop.unregister(connection.fd) }
+        connection.registered = nil
+        connection.isClosed = true
+        FD.close(connection.fd)
+        connections[connection.slot] = nil
+        slotGenerations[connection.slot] = (slotGenerations[connection.slot] &+ 1) & 0xFF_FFFF
+        freeSlots.append(connection.slot)
+        count -= 1
+    }
+
+    // MARK: - Stopping
+
+    /// Reads what each client already sent (the kernel holds it: it counts as received),
+    /// answers it, and stops reading.
+    func drainAll() {
+        for connection in all {
+            if connection.input == .reading { read(connection, untilDrained: true) }
+            guard !connection.isClosed else { continue }
+            if connection.input == .reading { connection.input = .stopped }
+            flush(connection)
+        }
+    }
+
+    /// Whether any client still has replies to take or a reload to wait for.
+    var anyBusy: Bool { connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload } ?? false } }
+
+    func closeAll() { for connection in all { close(connection) } }
+}

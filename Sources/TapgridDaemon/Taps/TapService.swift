@@ -1,0 +1,314 @@
+import TapgridCore
+import TapgridSystem
+
+/// Answers request lines: taps and hit-tests go to the `TapEngine`, whose decisions this carries
+/// out (the log record, the child, the event-log record before the reply); `status`, `layouts`,
+/// `use` and `reload` are answered here too. The tap path writes straight into the event log's and
+/// the connection's byte buffers from `ActiveConfig`'s prebuilt fragments: no Foundation, no
+/// String built per tap.
+final class TapService: LineHandler {
+    private(set) var engine: TapEngine
+    private let eventLog: EventLog
+    private let log: LogSink
+    let supervisor: ChildSupervisor
+    private unowned let server: SocketServer
+    private let daemonUID: UInt32
+    private let startNanos = Clock.monotonicNanos()
+    /// A `log` handler's line, built here (allocated once).
+    private let logLine = ByteBuffer(capacity: 1024)
+    /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
+    var requestReload: (Connection) -> Void = { _ in }
+
+    init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor, server: SocketServer, daemonUID: UInt32) {
+        self.engine = engine
+        self.eventLog = eventLog
+        self.log = log
+        self.supervisor = supervisor
+        self.server = server
+        self.daemonUID = daemonUID
+    }
+
+    var generation: UInt64 { engine.active.generation }
+    var config: Config { engine.active.config }
+
+    /// Swaps in a newly loaded config (see `TapEngine.swap`).
+    func swap(to config: Config, generation: UInt64) { engine.swap(to: config, generation: generation) }
+
+    // MARK: - Requests
+
+    func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection) {
+        // Empty or whitespace-only lines are ignored.
+        var blank = true
+        for byte in line where !(byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A) {
+            blank = false
+            break
+        }
+        if blank { return }
+        if connection.pendingOutput > Connection.maxPendingOutput {
+            // It keeps sending but does not read its replies: drop it rather than buffer forever.
+            log.warning("client \(connection.slot) does not read its replies (over 1 MiB queued); dropped")
+            connection.input = .dropped
+            return
+        }
+        // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
+        var request = Request()
+        let out = connection.output
+        if let failure = RequestScanner.scan(line, into: &request) {
+            ReplyWriter.error(failure.error.errorCode, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, out)
+            return
+        }
+        let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
+        switch request.op {
+        case .tap: tap(request, id: id, out, checkOnly: false)
+        case .hit: tap(request, id: id, out, checkOnly: true)
+        case .status: writeStatus(id: id, out)
+        case .layouts: writeLayouts(id: id, out)
+        case .use: use(request, id: id, connection)
+        case .reload:
+            guard mayControl(connection) else {
+                ReplyWriter.error(.forbidden, "uid \(connection.uid) may not reload (socket.allowControl)", id: id, out)
+                return
+            }
+            connection.pendingReload = .some(id.map { Array($0) })
+            requestReload(connection)
+        case .unknown(let name):
+            ReplyWriter.error(
+                .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use or layouts", id: id, out)
+        }
+    }
+
+    /// Whether the connection may `reload` and `use` (`socket.allowControl`; absent: anyone).
+    private func mayControl(_ connection: Connection) -> Bool {
+        guard let allow = engine.active.config.socket.allowControl else { return true }
+        return allow.allows(uid: connection.uid, gids: connection.gids, daemonUID: daemonUID)
+    }
+
+    private func use(_ request: Request, id: UnsafeBufferPointer<UInt8>?, _ connection: Connection) {
+        let out = connection.output
+        guard mayControl(connection) else {
+            ReplyWriter.error(.forbidden, "uid \(connection.uid) may not switch layouts (socket.allowControl)", id: id, out)
+            return
+        }
+        guard let name = request.layout else {
+            ReplyWriter.error(.badRequest, "\"layout\" is required", id: id, out)
+            return
+        }
+        let before = engine.currentLayout
+        guard engine.use(layout: name) else {
+            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, out)
+            return
+        }
+        if engine.currentLayout != before { log.info("layout \(name) is current (op use)") }
+        out.append(0x7B)
+        ReplyWriter.id(id, out)
+        out.append(#""ok":true,"layout":"#)
+        out.append(jsonString: name)
+        out.append("}\n")
+    }
+
+    // MARK: - Taps
+
+    /// The tap path: decide, carry out, record, reply.
+    private func tap(_ request: Request, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool) {
+        guard let x = request.x else {
+            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
+            return
+        }
+        guard let y = request.y else {
+            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, out)
+            return
+        }
+        guard let layout = engine.layoutIndex(for: request.layout) else {
+            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(request.layout!))", id: id, out)
+            return
+        }
+        var decision: TapDecision
+        if checkOnly {
+            decision = engine.check(layout: layout, x: x, y: y)
+        } else {
+            let now = Clock.monotonicNanos()
+            decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: request.layout != nil, now: now)
+            carryOut(&decision, x: x, y: y, now: now)
+        }
+        let active = engine.active
+        // Looked up once for both the record and the reply.
+        let hit = decision.target.map { active.hit(layout: layout, grid: $0.grid, slot: $0.info) }
+        let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
+        // The record goes out before the reply is queued: a client never sees a reply for a tap
+        // the log does not have (unless the reply says "logged": false).
+        var logged = true
+        if !checkOnly && eventLog.isEnabled {
+            TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
+            logged = eventLog.commit()
+        }
+        ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: logged, into: out)
+        if log.verbose {
+            log.debug("tap seq=\(decision.seq) layout=\(active.layouts[layout].name) x=\(x) y=\(y) outcome=\(decision.outcome)")
+        }
+    }
+
+    /// Does what the decision asks of the daemon.
+    private func carryOut(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
+        switch decision.action {
+        case .none:
+            return
+        case .log:
+            writeLogRecord(decision)
+        case .switchLayout(let from, let to):
+            if from != to {
+                let handler = engine.active.config.handlers[Int(decision.handler)].name
+                log.info("layout \(engine.active.layouts[to].name) is current (seq \(decision.seq), handler \(handler))")
+            }
+        case .spawn:
+            let active = engine.active
+            let slot = Int(decision.handler)
+            let handler = active.config.handlers[slot]
+            let layout = active.layouts[decision.layout]
+            let target = decision.target!
+            let info = layout.tree.infos[target.info]
+            let request = ChildRequest(
+                handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: target.grid),
+                name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y,
+                seq: decision.seq)
+            switch supervisor.submit(request) {
+            case .dispatched:
+                engine.settle(&decision, outcome: .dispatched, reason: nil, now: now)
+            case .busy:
+                engine.settle(&decision, outcome: .busy, reason: nil, now: now)
+            case .denied(let why):
+                log.info("seq \(decision.seq): handler \(handler.name) denied the tap: \(why)")
+                engine.settle(&decision, outcome: .denied, reason: why, now: now)
+            case .failed(let why):
+                log.warning("seq \(decision.seq): handler \(handler.name) failed: \(why)")
+                engine.settle(&decision, outcome: .failed, reason: why, now: now)
+            }
+        }
+    }
+
+    /// A `log` handler's record: one structured line.
+    private func writeLogRecord(_ decision: TapDecision) {
+        let active = engine.active
+        let layout = active.layouts[decision.layout]
+        let target = decision.target!
+        let info = layout.tree.infos[target.info]
+        logLine.removeAll()
+        log.appendPrefix(.info, to: logLine)
+        logLine.append("tap seq=")
+        logLine.append(uint: decision.seq)
+        logLine.append(" layout=")
+        logLine.append(jsonString: layout.name)
+        logLine.append(" grid=")
+        ReplyWriter.gridPath(layout.tree, target.grid, logLine)
+        logLine.append(" name=")
+        if let name = info.name { logLine.append(jsonString: name) } else { logLine.append("null") }
+        logLine.append(" tag=")
+        if info.tag != 0 { logLine.append(int: info.tag) } else { logLine.append("null") }
+        logLine.append(" handler=")
+        logLine.append(jsonString: active.config.handlers[Int(target.handler)].name)
+        logLine.append(" actionData=")
+        var text = info.actionDataJSON
+        text.withUTF8 { logLine.append($0) }
+        logLine.append(0x0A)
+        log.writeLine(logLine)
+    }
+
+    // MARK: - Children
+
+    /// A finished child: its event-log record and a log line.
+    func childExited(_ exit: ChildExit) {
+        if eventLog.isEnabled {
+            ChildExitRecord.write(
+                seq: exit.seq, status: exit.status, signal: exit.signal, timedOut: exit.timedOut,
+                durationMs: exit.durationMs, into: eventLog.begin())
+            _ = eventLog.commit()
+        }
+        let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
+            ?? "exited with status \(exit.status ?? -1)"
+        let text = "seq \(exit.seq): \(exit.handler) child \(exit.pid) \(how) after \(exit.durationMs) ms"
+        if exit.status == 0 { log.info(text) } else { log.warning(text) }
+    }
+
+    func childOutput(_ line: ChildOutputLine) {
+        log.info("seq \(line.seq) \(line.handler) \(line.stream): \(line.text)")
+    }
+
+    // MARK: - status and layouts
+
+    func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        out.append(0x7B)
+        ReplyWriter.id(id, out)
+        let uptimeMs = (Clock.monotonicNanos() - startNanos) / 1_000_000
+        out.append(#""uptime":"#)
+        out.append(number: Double(uptimeMs) / 1000)
+        out.append(#","generation":"#)
+        out.append(uint: generation)
+        out.append(#","layout":"#)
+        out.append(jsonString: engine.currentLayoutName)
+        out.append(#","taps":"#)
+        out.append(uint: engine.seq)
+        out.append(#","outcomes":{"#)
+        var first = true
+        for outcome in Outcome.allCases where engine.outcomeCounts[outcome] > 0 {
+            if !first { out.append(0x2C) }
+            first = false
+            out.append(0x22)
+            out.append(outcome.name)
+            out.append(#"":"#)
+            out.append(uint: engine.outcomeCounts[outcome])
+        }
+        out.append(#"},"children":"#)
+        out.append(int: Int64(supervisor.runningCount))
+        out.append(#","queued":"#)
+        out.append(int: Int64(supervisor.queuedCount))
+        out.append(#","clients":"#)
+        out.append(int: Int64(server.count))
+        out.append(#","eventLog":{"path":"#)
+        if let path = eventLog.path { out.append(jsonString: path) } else { out.append("null") }
+        out.append(#","ok":"#)
+        out.append(eventLog.ok ? "true" : "false")
+        if let error = eventLog.lastError {
+            out.append(#","error":"#)
+            out.append(jsonString: error)
+        }
+        out.append("}}\n")
+    }
+
+    /// Every layout with its size and every grid's path and rect in pre-order (name and tag when set).
+    func writeLayouts(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        out.append(0x7B)
+        ReplyWriter.id(id, out)
+        out.append(#""layouts":["#)
+        for (index, layout) in engine.active.layouts.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            out.append(#"{"name":"#)
+            out.append(jsonString: layout.name)
+            out.append(#","width":"#)
+            out.append(number: layout.frame.width)
+            out.append(#","height":"#)
+            out.append(number: layout.frame.height)
+            out.append(#","current":"#)
+            out.append(index == engine.currentLayout ? "true" : "false")
+            out.append(#","grids":["#)
+            for (k, grid) in layout.tree.preorder().enumerated() {
+                if k > 0 { out.append(0x2C) }
+                out.append(#"{"path":"#)
+                ReplyWriter.gridPath(layout.tree, grid, out)
+                out.append(#","rect":"#)
+                ReplyWriter.rect(layout.resolved.rects[grid], out)
+                if let info = layout.tree.info(of: grid) {
+                    if let name = info.name {
+                        out.append(#","name":"#)
+                        out.append(jsonString: name)
+                    }
+                    if info.tag != 0 {
+                        out.append(#","tag":"#)
+                        out.append(int: info.tag)
+                    }
+                }
+                out.append(0x7D)
+            }
+            out.append("]}")
+        }
+        out.append("]}\n")
+    }
+}

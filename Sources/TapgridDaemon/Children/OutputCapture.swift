@@ -1,3 +1,5 @@
+import TapgridCore
+
 /// Limits on what is kept of a child's output.
 public enum OutputLimits {
     /// A longer line is delivered in pieces of at most this many bytes.
@@ -9,12 +11,12 @@ public enum OutputLimits {
     public static let truncatedLine = "... output truncated"
 }
 
-/// Splits one child's stdout and stderr into lines, with per-line and per-child caps.
-/// Lines are appended to `out`; the caller delivers them (so no callback runs while this
-/// state is being mutated).
+/// Splits one child's stdout and stderr into lines (a `LineFramer` per stream), with per-line
+/// and per-child caps. Lines are appended to `out`; the caller delivers them (so no callback
+/// runs while this state is being mutated).
 struct OutputCapture {
-    /// Partial lines, indexed by `ChildStream.rawValue`.
-    private var partial: [[UInt8]] = [[], []]
+    /// Indexed by `ChildStream.rawValue`.
+    private var framers = [LineFramer(dropsCarriageReturn: false), LineFramer(dropsCarriageReturn: false)]
     private var captured = 0
     private(set) var truncated = false
 
@@ -25,14 +27,15 @@ struct OutputCapture {
         let accepted = min(room, bytes.count)
         captured += accepted
         let s = stream.rawValue
-        for byte in bytes[0..<accepted] {
-            if byte == UInt8(ascii: "\n") {
-                lines.append((stream, Self.decode(partial[s][...])))
-                partial[s].removeAll(keepingCapacity: true)
-                continue
-            }
-            partial[s].append(byte)
-            if partial[s].count >= OutputLimits.maxLineBytes { emitPiece(stream, into: &lines) }
+        framers[s].append(UnsafeRawBufferPointer(rebasing: bytes[0..<accepted]))
+        framers[s].takeLines { line in
+            Self.split(line[...], stream, into: &lines)
+            return true
+        }
+        // A line still growing is delivered in pieces as it passes the limit.
+        while framers[s].count >= OutputLimits.maxLineBytes {
+            let cut = Self.pieceLength(framers[s].buffer[...])
+            lines.append((stream, Self.decode(framers[s].removeFirst(cut)[...])))
         }
         if accepted < bytes.count {
             truncated = true
@@ -43,30 +46,38 @@ struct OutputCapture {
 
     /// Delivers what remains of `stream`'s partial line (at end of file or when closing).
     mutating func flush(_ stream: ChildStream, into lines: inout [(ChildStream, String)]) {
-        let s = stream.rawValue
-        if partial[s].isEmpty { return }
-        lines.append((stream, Self.decode(partial[s][...])))
-        partial[s].removeAll(keepingCapacity: false)
+        framers[stream.rawValue].takeRest { rest in lines.append((stream, Self.decode(rest[...]))) }
     }
 
-    /// Emits a full-length piece of an over-long line, cut at a UTF-8 character boundary when
-    /// one lies within the last 3 bytes (so a character is not split between pieces).
-    private mutating func emitPiece(_ stream: ChildStream, into lines: inout [(ChildStream, String)]) {
-        let s = stream.rawValue
-        var cut = partial[s].count
+    /// A complete line: full-length pieces while it is that long, then the rest (even empty).
+    private static func split(_ line: Slice<UnsafeBufferPointer<UInt8>>, _ stream: ChildStream, into lines: inout [(ChildStream, String)]) {
+        var rest = line
+        while rest.count >= OutputLimits.maxLineBytes {
+            let cut = pieceLength(rest)
+            lines.append((stream, decode(rest.prefix(cut))))
+            rest = rest.dropFirst(cut)
+        }
+        lines.append((stream, decode(rest)))
+    }
+
+    /// The length of a full piece at the start of `bytes` (at least `maxLineBytes` long): cut at
+    /// a UTF-8 character boundary when one lies within its last 3 bytes, so a character is not
+    /// split between pieces.
+    private static func pieceLength<C: Collection<UInt8>>(_ bytes: C) -> Int where C.Index == Int {
+        let start = bytes.startIndex
+        var cut = OutputLimits.maxLineBytes
         var k = cut - 1
-        while k > 0 && cut - k <= 3 && partial[s][k] & 0xC0 == 0x80 { k -= 1 }
-        if k > 0 && partial[s][k] & 0xC0 == 0xC0 {
-            // partial[s][k] starts a multi-byte character; cut before it unless it is complete.
-            let lead = partial[s][k]
+        while k > 0 && cut - k <= 3 && bytes[start + k] & 0xC0 == 0x80 { k -= 1 }
+        if k > 0 && bytes[start + k] & 0xC0 == 0xC0 {
+            // bytes[k] starts a multi-byte character; cut before it unless it is complete.
+            let lead = bytes[start + k]
             let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
             if cut - k < length { cut = k }
         }
-        lines.append((stream, Self.decode(partial[s][0..<cut])))
-        partial[s].removeFirst(cut)
+        return cut
     }
 
-    private static func decode(_ bytes: ArraySlice<UInt8>) -> String {
+    private static func decode<C: Collection<UInt8>>(_ bytes: C) -> String {
         String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -90,6 +90,7 @@ final class EventLoop {
     /// - Throws: `Errno` when `epoll_wait` itself fails.
     func run(until finished: () -> Bool) throws(Errno) {
         while !finished() {
+            arm()
             let ready = try epoll.wait(timeoutMilliseconds: -1)
             for event in ready {
                 let owner = Int(event.data >> 56)
@@ -101,7 +102,6 @@ final class EventLoop {
             }
             fireDue()
             afterBatch?()
-            arm()
         }
     }
 

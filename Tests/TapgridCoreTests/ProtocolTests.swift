@@ -1,0 +1,87 @@
+import Testing
+
+@testable import TapgridCore
+
+@Suite struct ProtocolTests {
+    func lines(_ framer: inout LineFramer) -> [String] {
+        var out: [String] = []
+        framer.takeLines { out.append(String(decoding: $0, as: UTF8.self)); return true }
+        return out
+    }
+
+    @Test func framerHandsOutCompleteLinesAcrossReads() {
+        var framer = LineFramer(dropsCarriageReturn: true)
+        framer.append(Array("{\"x\":1}\r\n{\"x\"".utf8))
+        #expect(lines(&framer) == ["{\"x\":1}"])
+        #expect(framer.count == 4)
+        framer.append(Array(":2}\n\n".utf8))
+        #expect(lines(&framer) == ["{\"x\":2}", ""])
+        framer.append(Array("tail\r".utf8))
+        var rest: [String] = []
+        framer.takeRest { rest.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(rest == ["tail"] && framer.isEmpty)
+    }
+
+    @Test func framerStopsWhereTheCallerSays() {
+        var framer = LineFramer(dropsCarriageReturn: false)
+        framer.append(Array("a\r\nb\nc\n".utf8))
+        var seen: [String] = []
+        framer.takeLines { seen.append(String(decoding: $0, as: UTF8.self)); return false }
+        #expect(seen == ["a\r"])
+        #expect(lines(&framer) == ["b", "c"])
+    }
+
+    @Test func wholeTextLinesKeepATornLastLine() {
+        let numbered = LineFramer.lines(of: Array("one\n\ntwo".utf8)).map { "\($0.number):" + String(decoding: $0.line, as: UTF8.self) }
+        #expect(numbered == ["1:one", "2:", "3:two"])
+    }
+
+    @Test(arguments: [
+        (Int64(1_795_946_400), Int64(123_000_000), "2026-11-29T10:00:00.123"),
+        (0, 5_000_000, "1970-01-01T00:00:00.005"),
+        (951_782_400, 999_999_999, "2000-02-29T00:00:00.999"),
+        (-1, 0, "1969-12-31T23:59:59.000"),
+        (4_107_542_399, 0, "2100-02-28T23:59:59.000"),
+    ])
+    func recordHeadTime(seconds: Int64, nanoseconds: Int64, expected: String) {
+        let head = EventRecordHead(runID: "r\"1")
+        let out = ByteBuffer(capacity: 64)
+        head.write(seconds: seconds, nanoseconds: nanoseconds, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"{"time":""# + expected + #"Z","run":"r\"1","#)
+    }
+
+    @Test func tapRecordsWrittenAreReadBack() throws {
+        var engine = try TapEngineTests.engine()
+        let decision = engine.tap(layout: 0, x: 60.5, y: 50, explicitLayout: false, now: 0)
+        let active = engine.active
+        let target = try #require(decision.target)
+        let hit = active.hit(layout: 0, grid: target.grid, slot: target.info)
+        let record = ByteBuffer(capacity: 256)
+        EventRecordHead(runID: "abc").write(seconds: 0, nanoseconds: 0, into: record)
+        TapRecord.write(decision, x: 60.5, y: 50, active: active, hit: hit, tail: active.tail(handler: decision.handler, outcome: decision.outcome), into: record)
+        let text = Array(record.bytes)
+        #expect(String(decoding: text, as: UTF8.self) == #"{"time":"1970-01-01T00:00:00.000Z","run":"abc","seq":1,"layout":"home","generation":1,"x":60.5,"y":50,"hit":"2","name":null,"tag":3,"actionData":null,"handler":"audit","outcome":"dispatched"}"# + "\n")
+        let read = EventRecord.read(text.dropLast())
+        #expect(read == .success(.tap(TapRecord(seq: "1", layout: "home", x: 60.5, y: 50, hit: "2", tag: 3, handler: "audit", outcome: "dispatched"))))
+    }
+
+    @Test func otherRecordsAndBadLines() {
+        func read(_ text: String) -> Result<EventRecord, EventRecord.Unreadable>? { EventRecord.read(Array(text.utf8)[...]) }
+        #expect(read("  \r") == nil)
+        #expect(read(#"{"seq":1,"event":"exit","status":0}"#) == .success(.event("exit")))
+        #expect(read(#"[1]"#) == .failure(.init("not a JSON object")))
+        #expect(read(#"{"seq":1}"#) == .failure(.init("not a tap record (needs layout, x, y and seq)")))
+        if case .failure(let error)? = read(#"{"seq":1,"#) { #expect(error.message.hasPrefix("not JSON (")) } else { Issue.record("a torn line must be unreadable") }
+    }
+
+    @Test func childExitRecords() {
+        let out = ByteBuffer(capacity: 64)
+        ChildExitRecord.write(seq: 4, status: nil, signal: "SIGKILL", timedOut: true, durationMs: 30, into: out)
+        ChildExitRecord.write(seq: 5, status: 0, signal: nil, timedOut: false, durationMs: 2, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"""
+        "seq":4,"event":"exit","signal":"SIGKILL","timedOut":true,"durationMs":30}
+        "seq":5,"event":"exit","status":0,"durationMs":2}
+
+        """#)
+    }
+}

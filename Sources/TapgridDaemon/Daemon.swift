@@ -37,14 +37,14 @@ final class Daemon: LoopHandler {
         wake = try EventFD()
         reloader = Reloader(notifier: wake.notifier)
         eventLog = EventLog(runID: CurrentProcess.randomRunID(), log: log)
-        server = try SocketServer(
-            loop: loop, listener: listener, socketPath: socketPath,
-            admission: Self.admission(config), log: log)
         let supervisor = ChildSupervisor(loop: loop, environment: environment)
         service = TapService(
             engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log,
-            supervisor: supervisor, server: server, daemonUID: CurrentProcess.uid)
-        server.lineHandler = service
+            supervisor: supervisor, daemonUID: CurrentProcess.uid)
+        server = try SocketServer(
+            loop: loop, listener: listener, socketPath: socketPath, admission: Self.admission(config),
+            lineHandler: service, log: log)
+        service.clientCount = { [unowned server] in server.count }
         supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
         supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
         service.requestReload = { [unowned self] connection in requestReload(from: connection) }

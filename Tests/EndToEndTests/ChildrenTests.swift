@@ -117,7 +117,8 @@ extension EndToEnd {
             let (daemon, dir) = try start()
             let reply = try daemon.connect().request(#"{"x": 650, "y": 50}"#)
             #expect(reply.string("outcome") == "dispatched")
-            try waitFor { FileManager.default.fileExists(atPath: dir + "/hello.txt") }
+            // The shell creates the file before it writes: wait for the content, not the file.
+            try waitFor { (try? String(contentsOfFile: dir + "/hello.txt", encoding: .utf8)) == "hello 7\n" }
             #expect(try String(contentsOfFile: dir + "/hello.txt", encoding: .utf8) == "hello 7\n")
         }
 

@@ -5,55 +5,72 @@
 /// and a copy into memory this object owns. A class, so a client's output and the event log's
 /// record are appended to in place through a `let` reference, without swapping arrays in and out.
 /// Loop-owned; never shared between threads.
+///
+/// Its state lives behind a pointer held in a `let`: a `var` stored property of a public class
+/// gets a dynamic exclusivity check (`swift_beginAccess`) on every access from outside what the
+/// optimizer can see, which cost more than the copy itself.
 public final class ByteBuffer {
-    @usableFromInline var start: UnsafeMutablePointer<UInt8>
-    @usableFromInline var capacity: Int
-    /// The capacity `removeAll(shrinkingAbove:)` goes back to.
-    private let initialCapacity: Int
-    public private(set) var count = 0
-    /// Only for the inlinable appends: moves the end after bytes written in place.
-    @usableFromInline func advance(_ written: Int) { count += written }
-
-    public init(capacity: Int) {
-        self.capacity = max(capacity, 16)
-        self.initialCapacity = self.capacity
-        start = .allocate(capacity: self.capacity)
+    @usableFromInline struct State {
+        @usableFromInline var start: UnsafeMutablePointer<UInt8>
+        @usableFromInline var capacity: Int
+        @usableFromInline var count: Int
     }
 
-    deinit { start.deallocate() }
+    @usableFromInline let state: UnsafeMutablePointer<State>
+    /// The capacity `removeAll(shrinkingAbove:)` goes back to.
+    private let initialCapacity: Int
 
-    public var isEmpty: Bool { count == 0 }
+    public init(capacity: Int) {
+        let capacity = max(capacity, 16)
+        initialCapacity = capacity
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(start: .allocate(capacity: capacity), capacity: capacity, count: 0))
+    }
+
+    deinit {
+        state.pointee.start.deallocate()
+        state.deallocate()
+    }
+
+    /// Bytes written so far.
+    public var count: Int { state.pointee.count }
+
+    public var isEmpty: Bool { state.pointee.count == 0 }
 
     /// The bytes written so far; valid until the next append or `removeAll`.
-    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: state.pointee.start, count: state.pointee.count) }
 
     /// Empties the buffer; one that grew past `limit` (a large reply) goes back to its initial
     /// capacity, so a single burst does not hold memory for the connection's lifetime.
     public func removeAll(shrinkingAbove limit: Int = .max) {
-        count = 0
-        if capacity > limit {
-            start.deallocate()
-            capacity = initialCapacity
-            start = .allocate(capacity: capacity)
+        state.pointee.count = 0
+        if state.pointee.capacity > limit {
+            state.pointee.start.deallocate()
+            state.pointee.capacity = initialCapacity
+            state.pointee.start = .allocate(capacity: initialCapacity)
         }
     }
+
+    /// Moves the end after `written` bytes were written at `tail(room:)`.
+    @inlinable @inline(__always)
+    func advance(_ written: Int) { state.pointee.count += written }
 
     /// Where the next `room` bytes go, growing the buffer first if they do not fit.
     @inlinable @inline(__always)
     func tail(room: Int) -> UnsafeMutablePointer<UInt8> {
-        if capacity - count < room { grow(toAtLeast: count + room) }
-        return start + count
+        if state.pointee.capacity - state.pointee.count < room { grow(toAtLeast: state.pointee.count + room) }
+        return state.pointee.start + state.pointee.count
     }
 
     @usableFromInline @inline(never)
     func grow(toAtLeast minimum: Int) {
-        var newCapacity = capacity * 2
+        var newCapacity = state.pointee.capacity * 2
         while newCapacity < minimum { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: start, count: count)
-        start.deallocate()
-        start = grown
-        capacity = newCapacity
+        grown.update(from: state.pointee.start, count: state.pointee.count)
+        state.pointee.start.deallocate()
+        state.pointee.start = grown
+        state.pointee.capacity = newCapacity
     }
 
     @inlinable @inline(__always)

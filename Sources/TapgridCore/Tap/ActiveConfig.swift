@@ -26,6 +26,9 @@ public final class ActiveConfig {
     /// Memory this object owns rather than a `var` array: filling one in on a first hit is rare,
     /// and reads then cost no exclusivity check and no copy-on-write check per tap.
     private let hits: UnsafeMutableBufferPointer<[UInt8]>
+    /// Indexed as `hits`: what a `log` handler's line says after `seq=N` for the grid, empty
+    /// until its first logged tap.
+    private let logTails: UnsafeMutableBufferPointer<[UInt8]>
     private let hitStart: [Int]
 
     public init(config: Config, generation: UInt64) {
@@ -66,11 +69,15 @@ public final class ActiveConfig {
         hitStart = starts
         hits = .allocate(capacity: total)
         hits.initialize(repeating: [])
+        logTails = .allocate(capacity: total)
+        logTails.initialize(repeating: [])
     }
 
     deinit {
         hits.deinitialize()
         hits.deallocate()
+        logTails.deinitialize()
+        logTails.deallocate()
     }
 
     /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.
@@ -89,6 +96,34 @@ public final class ActiveConfig {
         let index = hitStart[layout] + slot
         if hits[index].isEmpty { hits[index] = Self.hitFragment(layouts[layout].tree, grid: grid, slot: slot) }
         return hits[index]
+    }
+
+    /// What a `log` handler's line says about a grid after its `seq`:
+    /// ` layout="home" grid="0/1" name="web" tag=1 handler="audit" actionData="https://..."` and `\n`.
+    /// - Parameter slot: the grid's info slot; its handler must be set.
+    public func logTail(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+        let index = hitStart[layout] + slot
+        if logTails[index].isEmpty { logTails[index] = logTailFragment(layout: layout, grid: grid, slot: slot) }
+        return logTails[index]
+    }
+
+    private func logTailFragment(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+        let tree = layouts[layout].tree
+        let info = tree.infos[slot]
+        var bytes = Array(" layout=".utf8)
+        JSONWriter.appendString(layouts[layout].name, to: &bytes)
+        bytes += Array(" grid=\"".utf8)
+        tree.appendPath(of: grid, to: &bytes)
+        bytes += Array("\" name=".utf8)
+        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { bytes += Array("null".utf8) }
+        bytes += Array(" tag=".utf8)
+        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { bytes += Array("null".utf8) }
+        bytes += Array(" handler=".utf8)
+        JSONWriter.appendString(config.handlers[Int(info.handler)].name, to: &bytes)
+        bytes += Array(" actionData=".utf8)
+        bytes += Array(info.actionDataJSON.utf8)
+        bytes.append(0x0A)
+        return bytes
     }
 
     private static func hitFragment(_ tree: GridTree, grid: Int, slot: Int) -> [UInt8] {

@@ -12,7 +12,8 @@ protocol LineHandler: AnyObject {
 final class SocketServer: LoopHandler {
     private let loop: EventLoop
     private let log: LogSink
-    unowned var lineHandler: LineHandler!
+    /// Answers the lines (held strongly: an `unowned` reference costs a check per line).
+    private let lineHandler: LineHandler
     /// Who may connect and how many; updated on reload.
     var admission: Admission
 
@@ -40,8 +41,12 @@ final class SocketServer: LoopHandler {
         var daemonUID: UInt32
     }
 
-    init(loop: EventLoop, listener: consuming OwnedFD, socketPath: String?, admission: Admission, log: LogSink) throws(Errno) {
+    init(
+        loop: EventLoop, listener: consuming OwnedFD, socketPath: String?, admission: Admission, lineHandler: LineHandler,
+        log: LogSink
+    ) throws(Errno) {
         self.loop = loop
+        self.lineHandler = lineHandler
         self.log = log
         self.admission = admission
         self.listenerFD = listener.release()

@@ -7,11 +7,14 @@ import TapgridSystem
 /// the connection's byte buffers from `ActiveConfig`'s prebuilt fragments: no Foundation, no
 /// String built per tap.
 final class TapService: LineHandler {
-    private(set) var engine: TapEngine
+    /// Unchecked: only this loop-owned object mutates it, never re-entrantly (a checked access
+    /// costs a runtime call per tap).
+    @exclusivity(unchecked) private(set) var engine: TapEngine
     private let eventLog: EventLog
     private let log: LogSink
     let supervisor: ChildSupervisor
-    private unowned let server: SocketServer
+    /// How many clients are connected (the socket server's count, for `status`).
+    var clientCount: () -> Int = { 0 }
     private let daemonUID: UInt32
     private let startNanos = Clock.monotonicNanos()
     /// A `log` handler's line, built here (allocated once).
@@ -19,12 +22,11 @@ final class TapService: LineHandler {
     /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
     var requestReload: (Connection) -> Void = { _ in }
 
-    init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor, server: SocketServer, daemonUID: UInt32) {
+    init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor, daemonUID: UInt32) {
         self.engine = engine
         self.eventLog = eventLog
         self.log = log
         self.supervisor = supervisor
-        self.server = server
         self.daemonUID = daemonUID
     }
 
@@ -185,30 +187,14 @@ final class TapService: LineHandler {
         }
     }
 
-    /// A `log` handler's record: one structured line.
+    /// A `log` handler's record: one structured line, its grid's part prebuilt.
     private func writeLogRecord(_ decision: TapDecision) {
-        let active = engine.active
-        let layout = active.layouts[decision.layout]
         let target = decision.target!
-        let info = layout.tree.infos[target.info]
         logLine.removeAll()
         log.appendPrefix(.info, to: logLine)
         logLine.append("tap seq=")
         logLine.append(uint: decision.seq)
-        logLine.append(" layout=")
-        logLine.append(jsonString: layout.name)
-        logLine.append(" grid=")
-        ReplyWriter.gridPath(layout.tree, target.grid, logLine)
-        logLine.append(" name=")
-        if let name = info.name { logLine.append(jsonString: name) } else { logLine.append("null") }
-        logLine.append(" tag=")
-        if info.tag != 0 { logLine.append(int: info.tag) } else { logLine.append("null") }
-        logLine.append(" handler=")
-        logLine.append(jsonString: active.config.handlers[Int(target.handler)].name)
-        logLine.append(" actionData=")
-        var text = info.actionDataJSON
-        text.withUTF8 { logLine.append($0) }
-        logLine.append(0x0A)
+        logLine.append(engine.active.logTail(layout: decision.layout, grid: target.grid, slot: target.info))
         log.writeLine(logLine)
     }
 
@@ -261,7 +247,7 @@ final class TapService: LineHandler {
         out.append(#","queued":"#)
         out.append(int: Int64(supervisor.queuedCount))
         out.append(#","clients":"#)
-        out.append(int: Int64(server.count))
+        out.append(int: Int64(clientCount()))
         out.append(#","eventLog":{"path":"#)
         if let path = eventLog.path { out.append(jsonString: path) } else { out.append("null") }
         out.append(#","ok":"#)

@@ -189,6 +189,18 @@ struct CommandSpec: Sendable {
         UsageError(message: message, usage: usage, commandName: name)
     }
 
+    /// `Unknown option '--josn'; did you mean '--json'?` (the hint only when one option is close).
+    func unknownOption(_ token: String) -> UsageError {
+        let names = arguments.filter { !$0.isPositional }.map { "--" + $0.key } + ["--help", "--version"]
+        var candidate = token
+        if !token.hasPrefix("--") { candidate = "-" + token }  // `-json` for `--json`
+        if let equals = candidate.firstIndex(of: "=") { candidate = String(candidate[..<equals]) }
+        guard candidate.count > 3, let match = closestMatch(to: candidate, among: names) else {
+            return error("Unknown option '\(token)'")
+        }
+        return error("Unknown option '\(token)'; did you mean '\(match)'?")
+    }
+
     /// Parses the tokens after the command name. `-h`/`--help`/`--version` must have been handled
     /// already (see ``builtInRequest(in:)``).
     ///
@@ -214,7 +226,7 @@ struct CommandSpec: Sendable {
                 terminated = true
                 continue
             }
-            guard token.hasPrefix("--") else { throw error("Unknown option '\(token)'") }
+            guard token.hasPrefix("--") else { throw unknownOption(token) }
 
             let body = token.dropFirst(2)
             let key: String
@@ -225,7 +237,7 @@ struct CommandSpec: Sendable {
             } else {
                 key = String(body)
             }
-            guard let spec = argument(key, positional: false) else { throw error("Unknown option '--\(key)'") }
+            guard let spec = argument(key, positional: false) else { throw unknownOption("--\(key)") }
 
             switch spec.kind {
             case .flag:
@@ -254,8 +266,7 @@ struct CommandSpec: Sendable {
                 let previous = setOrder.first(where: { $0 != key && group.contains($0) }),
                 let previousSpec = argument(previous, positional: false)
             {
-                throw error(
-                    "Value to be set with flag '\(spec.synopsis)' had already been set with flag '\(previousSpec.synopsis)'")
+                throw error("'\(previousSpec.synopsis)' and '\(spec.synopsis)' cannot be combined; use one or the other")
             }
             if !setOrder.contains(key) { setOrder.append(key) }
         }

@@ -146,14 +146,23 @@ public enum CLICommand: Sendable, Equatable {
     /// The exact `tapgrid --help` text (ends with one newline).
     public static var mainHelpText: String { CLISpecs.root.helpText }
 
+    /// `Unknown subcommand 'stauts'; did you mean 'status'?`, or the list of subcommands when none is close.
+    static func unknownSubcommand(_ word: String) -> UsageError {
+        let names = CLISubcommand.allCases.map(\.rawValue)
+        if let match = closestMatch(to: word, among: names) {
+            return CLISpecs.root.error("Unknown subcommand '\(word)'; did you mean '\(match)'?")
+        }
+        return CLISpecs.root.error("Unknown subcommand '\(word)'; the subcommands are \(quotedList(names, lastJoiner: "and"))")
+    }
+
     /// Parses `tapgrid`'s arguments.
     ///
     /// `tapgrid` alone prints the main help to stdout and exits 0: that is what swift-argument-parser
     /// does for a command group without a default subcommand (its default `run()` throws a help
     /// request). `-h`/`--help` anywhere before `--` gives the help of the subcommand named (or the
     /// main help); `--version` anywhere before `--` gives the version; `help [<subcommand>]` gives
-    /// that help. An unknown subcommand, also after `help`, is `Unexpected argument '…'` against the
-    /// main usage.
+    /// that help. An unknown subcommand, also after `help`, is `Unknown subcommand '…'` with a "did
+    /// you mean" hint or the list of subcommands, against the main usage.
     /// - Parameter args: The arguments without `argv[0]`.
     /// - Returns: The command to run, with typed and validated options.
     /// - Throws: ``UsageError`` (print ``UsageError/stderrText`` to stderr, exit 64).
@@ -174,16 +183,16 @@ public enum CLICommand: Sendable, Equatable {
         guard let first = args.first else { return .help(root.helpText) }
         if looksLikeOption(first) {
             // `--` before the subcommand, or an option the group does not have.
-            throw root.error(first == "--" ? "Missing expected argument '<subcommand>'" : "Unknown option '\(first)'")
+            throw first == "--" ? root.error("Missing expected argument '<subcommand>'") : root.unknownOption(first)
         }
         if first == "help" {
             let topics = args.dropFirst()
             guard let topic = topics.first else { return .help(root.helpText) }
-            guard let sub = CLISubcommand(rawValue: topic) else { throw root.error("Unexpected argument '\(topic)'") }
+            guard let sub = CLISubcommand(rawValue: topic) else { throw unknownSubcommand(topic) }
             if topics.count > 1 { throw root.error("Unexpected argument '\(topics[topics.startIndex + 1])'") }
             return .help(sub.helpText)
         }
-        guard let sub = CLISubcommand(rawValue: first) else { throw root.error("Unexpected argument '\(first)'") }
+        guard let sub = CLISubcommand(rawValue: first) else { throw unknownSubcommand(first) }
         let p = try sub.spec.parse(args.dropFirst())
 
         switch sub {

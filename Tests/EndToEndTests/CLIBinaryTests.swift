@@ -35,7 +35,10 @@ import Testing
     @Test(arguments: [
         (["show", "--format", "pdf"], "Error: The value 'pdf' is invalid for '--format <format>'"),
         (["hit", "1"], "Error: Missing expected argument '<y>'"),
-        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+        (["frobnicate"], "Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', "),
+        (["stauts"], "Error: Unknown subcommand 'stauts'; did you mean 'status'?\n"),
+        (["hit", "1", "2", "--socket", "/s", "--config", "c.json"],
+         "Error: '--socket <path>' and '--config <path>' cannot be combined; use one or the other\n"),
         (["check", "--bogus"], "Error: Unknown option '--bogus'"),
         (["tap", "1", "2", "--socket"], "Error: Missing value for '--socket <path>'"),
     ])

@@ -242,6 +242,8 @@ import Testing
             [##"layout "home", grid 0: "right-borderline".color: expected a colour string such as "#D1D1D1", found a number"##])
         _ = Self.expectWarnings(Self.child(#"{"top-borderline": {"width": 2}}"#),
             [#"layout "home", grid 0: "top-borderline": unknown key "width" ignored; use color, thick, head, tail, offset or dash"#])
+        _ = Self.expectWarnings(Self.child(#"{"top-borderline": {"colour": "red"}}"#),
+            [#"layout "home", grid 0: "top-borderline": unknown key "colour" ignored; did you mean "color"?"#])
     }
 
     // MARK: wrap (section 2.2)
@@ -299,10 +301,11 @@ import Testing
 
     @Test func matrixWarningsAndAssignment() throws {
         let g = #"layout "home", grid 0: "#
-        let tree = try #require(Self.expectWarnings(Self.child(#"{"spacing": 4, "gravity": "centerX", "tag": 7, "name": "m", "matrix": {"cols": 2, "count": 4, "margin": 1, "tag": -1, "action-data": [null, "b", "c", "d", "e"], "colls": 3}}"#), [
+        let tree = try #require(Self.expectWarnings(Self.child(#"{"spacing": 4, "gravity": "centerX", "tag": 7, "name": "m", "matrix": {"cols": 2, "count": 4, "margin": 1, "tag": -1, "action-data": [null, "b", "c", "d", "e"], "colls": 3, "width": 1}}"#), [
             g + #""spacing" has no effect on a matrix grid"#,
             g + #""gravity" has no effect on a matrix grid"#,
-            g + #""matrix": unknown key "colls" ignored; use cols, count, rows, cell, margin, distribute, tag or action-data"#,
+            g + #""matrix": unknown key "colls" ignored; did you mean "cols"?"#,
+            g + #""matrix": unknown key "width" ignored; use cols, count, rows, cell, margin, distribute, tag or action-data"#,
         ]))
         #expect(tree.count == 6 && tree.nodes[1].axis == .matrix && tree.nodes[1].hittable)
         #expect(tree.path(of: 5) == "0/3" && tree.index(ofPath: "0/3") == 5)

@@ -19,7 +19,8 @@ extension GridParser {
             return .some(number)
         }
         for member in members where !GridParser.matrixKeys.contains(member.key) {
-            warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
+            let hint = hintOrList(didYouMean(member.key, among: GridParser.matrixKeys), "use cols, count, rows, cell, margin, distribute, tag or action-data")
+            warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored\(hint)")
         }
         let cols = integer("cols", minimum: 1)
         let count = integer("count", minimum: 0)

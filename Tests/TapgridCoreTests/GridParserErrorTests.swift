@@ -299,6 +299,15 @@ import Testing
             [g + #""matrix" and "cols" in one grid; a matrix generates its own cells"#])
     }
 
+    /// A negative margin is allowed (nothing is clamped) but warned about once, saying what it does.
+    @Test func negativeMatrixMarginWarnsOnce() throws {
+        let tree = try #require(Self.expectWarnings(Self.child(#"{"matrix": {"cols": 3, "count": 9, "margin": -2.5}}"#), [
+            #"layout "home", grid 0: "matrix"."margin": -2.5 is negative, so neighbouring cells overlap by 2.5 and the outer cells reach 2.5 past the grid's edges (taps in an overlap go to the lower-numbered cell); margin is the gap between cells and around them: use 0 or more"#
+        ]))
+        #expect(tree.count == 11)
+        _ = Self.expectWarnings(Self.child(#"{"matrix": {"cols": 3, "count": 9, "margin": 0}}"#), [])
+    }
+
     @Test func matrixWarningsAndAssignment() throws {
         let g = #"layout "home", grid 0: "#
         let tree = try #require(Self.expectWarnings(Self.child(#"{"spacing": 4, "gravity": "centerX", "tag": 7, "name": "m", "matrix": {"cols": 2, "count": 4, "margin": 1, "tag": -1, "action-data": [null, "b", "c", "d", "e"], "colls": 3, "width": 1}}"#), [

@@ -17,7 +17,8 @@ public struct LayoutSpec: Sendable {
 extension ResolvedLayout {
     /// Warnings `tapgrid check` gives for a resolved layout (section 2.1 and 7): every grid but the
     /// root with a negative width or height, and every pair of siblings whose rects intersect with
-    /// positive area.
+    /// positive area, except the cells of a matrix with a negative margin (the parser's one warning
+    /// about that margin says they overlap).
     public func geometryWarnings(layout: String) -> [Diagnostic] {
         var warnings: [Diagnostic] = []
         for index in 1..<max(count, 1) {
@@ -30,6 +31,7 @@ extension ResolvedLayout {
         for index in 0..<count where tree.nodes[index].childCount > 1 {
             let children = tree.nodes[index].children
             if childSearch[index] != .linear { continue }  // proven disjoint when resolved
+            if hasNegativeMargin(index) { continue }
             let normalized = children.map { normalize(rects[$0]) }
             // Sort by start on x to prune pairs; siblings are few unless they were proven disjoint.
             let order = normalized.indices.sorted { normalized[$0].x < normalized[$1].x }
@@ -45,6 +47,13 @@ extension ResolvedLayout {
             }
         }
         return warnings
+    }
+
+    /// Whether the grid is a matrix whose `margin` is negative.
+    func hasNegativeMargin(_ index: Int) -> Bool {
+        let slot = tree.nodes[index].matrix
+        guard slot >= 0, case .margin(let margin) = tree.matrices[Int(slot)].mode else { return false }
+        return margin < 0
     }
 
     func normalize(_ r: Rect) -> Rect {

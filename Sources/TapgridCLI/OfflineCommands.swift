@@ -34,14 +34,14 @@ struct OfflineCommands {
             for layout in config.layouts {
                 let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
                 let frame = layout.frame
-                console.line("layout \(jsonEscaped(layout.name)): \(layout.tree.count) grids, \(hittable) hittable (\(formatNumber(frame.width))x\(formatNumber(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatNumber(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
+                console.line("layout \(jsonEscaped(layout.name)): \(counted(layout.tree.count, "grid")), \(hittable) hittable (\(formatForPeople(frame.width))x\(formatForPeople(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatForPeople(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
             }
         }
         for diagnostic in diagnostics.all {
             console.line("\(diagnostic.severity.rawValue): \(diagnostic)")
         }
         let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
-        console.line("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        console.line("\(path): \(counted(errors, "error")), \(counted(warnings, "warning"))")
         return errors > 0 ? TapgridCLIMain.failure : TapgridCLIMain.success
     }
 

@@ -158,3 +158,48 @@ struct MissingDefaultConfigTests {
         #expect(result.err == "Error: cannot read /nonexistent/c.json: No such file or directory (errno 2)\n")
     }
 }
+
+/// Numbers and counts as people read them; JSON stays exact.
+@Suite struct PeopleFormatTests {
+    static let config = #"""
+        {"layouts": {"m": {"width": 100, "height": 50, "grid": {"matrix": {"cols": 3, "count": 3, "margin": 0, "tag": 1, "action-data": ["a", null]}}},
+                     "one": {"width": 10.125, "height": 10, "grid": {}}}, "initialLayout": "m"}
+        """#
+
+    @Test func tableRoundsToTwoDecimalsAndJSONStaysExact() throws {
+        let dir = try folder(["c.json": Self.config])
+        defer { removeFolder(dir) }
+        let table = run(["show", dir + "/c.json"])
+        #expect(table.out == """
+            layout "m": 100x50 ltr, 4 grids
+            PATH    NAME      X  Y  WIDTH  HEIGHT  TAG  HANDLER  ACTION DATA
+            (root)  -         0  0    100      50    -  -        -
+              0     -         0  0  33.33      50    1  log      "a"
+              1     -     33.33  0  33.33      50    2  log      null
+              2     -     66.67  0  33.33      50    3  log      -
+
+            """)
+        let json = run(["show", dir + "/c.json", "--format", "json"])
+        #expect(json.out.contains(#"{"path": "1", "name": null, "rect": [33.333333333333336, 0, 33.333333333333336, 50]"#))
+    }
+
+    @Test func countsArePluralOnlyWhenNotOne() throws {
+        let dir = try folder(["c.json": Self.config])
+        defer { removeFolder(dir) }
+        #expect(run(["check", dir + "/c.json"]).out == """
+            layout "m": 4 grids, 3 hittable (100x50 ltr), initial
+            layout "one": 1 grid, 0 hittable (10.13x10 ltr)
+            \(dir)/c.json: 0 errors, 0 warnings
+
+            """)
+        #expect(run(["show", dir + "/c.json", "--layout", "one"]).out.hasPrefix("layout \"one\": 10.13x10 ltr, 1 grid\n"))
+    }
+
+    @Test(arguments: [
+        (33.333333333333336, "33.33"), (66.66666666666667, "66.67"), (-0.001, "0"), (120, "120"), (0.5, "0.5"),
+        (-12.345, "-12.35"), (1e20, "1e+20"),
+    ])
+    func peopleNumbers(value: Double, shown: String) {
+        #expect(formatForPeople(value) == shown)
+    }
+}

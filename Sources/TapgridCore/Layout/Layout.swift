@@ -25,7 +25,7 @@ extension ResolvedLayout {
             let r = rects[index]
             if r.width < 0 || r.height < 0 {
                 warnings.append(Diagnostic(.warning, layout: layout, gridPath: tree.path(of: index),
-                    "resolved size is negative (\(formatNumber(r.width)) x \(formatNumber(r.height))): its siblings overflow the parent"))
+                    "resolved size is negative (\(formatForPeople(r.width)) x \(formatForPeople(r.height))): its siblings overflow the parent"))
             }
         }
         for index in 0..<count where tree.nodes[index].childCount > 1 {
@@ -71,4 +71,17 @@ public func formatNumber(_ value: Double) -> String {
     var out: [UInt8] = []
     JSONWriter.appendNumber(value, to: &out)
     return String(decoding: out, as: UTF8.self)
+}
+
+/// A number for people: rounded to at most two decimals (`33.333333333333336` -> `33.33`), no
+/// negative zero. Where a value must be exact (JSON, SVG, replayed taps) use ``formatNumber(_:)``.
+public func formatForPeople(_ value: Double) -> String {
+    guard value.isFinite, abs(value) < 1e15 else { return formatNumber(value) }
+    let rounded = (value * 100).rounded() / 100
+    return formatNumber(rounded == 0 ? 0 : rounded)
+}
+
+/// `1 layout`, `2 layouts`, `0 grids`: a count with its noun, plural when not 1.
+public func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
 }

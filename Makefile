@@ -57,3 +57,30 @@ install: release
 
 clean:
 	rm -rf .build run
+
+# ---- CLI docs (branch cli): shell completions and manual pages ---------------------------------
+# Generated at install time by the release binaries from their own help texts (nothing generated is
+# committed): `tapgrid --generate-completion-script bash|zsh|fish`, `tapgrid --generate-manual`
+# (tapgrid.1), `tapgridd --generate-manual` (tapgridd.8). DOCS_BIN names the folder of the binaries.
+DOCS_BIN            ?= .build/release
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(PREFIX)/share/zsh/site-functions
+FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MAN_DIR             ?= $(PREFIX)/share/man
+
+.PHONY: install-docs
+install: install-docs
+install-docs: release
+	install -d $(DESTDIR)$(BASH_COMPLETION_DIR) $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(FISH_COMPLETION_DIR) \
+	  $(DESTDIR)$(MAN_DIR)/man1 $(DESTDIR)$(MAN_DIR)/man8
+	$(DOCS_BIN)/tapgrid --generate-completion-script bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid
+	$(DOCS_BIN)/tapgrid --generate-completion-script zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid
+	$(DOCS_BIN)/tapgrid --generate-completion-script fish > $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish
+	$(DOCS_BIN)/tapgrid --generate-manual > $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1
+	$(DOCS_BIN)/tapgridd --generate-manual > $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8
+	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid \
+	  $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1 $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8
+
+# The completion tests run the real shells and the manual test groff: `make test` installs them.
+test: DEB_PACKAGES += zsh fish groff-base
+# ---- end of CLI docs ------------------------------------------------------------------------------

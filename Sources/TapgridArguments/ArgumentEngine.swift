@@ -29,6 +29,16 @@ struct ArgumentSpec: Sendable, Equatable {
     let help: String
     /// Shown as `(default: …)` after the help (with `values:` when `valueKind` is `oneOf`).
     let defaultValue: String?
+    /// False for options listed in the help but not in the usage line (`--generate-manual`), as
+    /// argument-parser leaves its own generator options out of the usage.
+    var showsInUsage = true
+
+    /// This argument, left out of the usage line (still in the help).
+    func hiddenFromUsage() -> ArgumentSpec {
+        var copy = self
+        copy.showsInUsage = false
+        return copy
+    }
 
     static func flag(_ key: String, help: String) -> ArgumentSpec {
         ArgumentSpec(key: key, kind: .flag, valueKind: .string, help: help, defaultValue: nil)
@@ -170,7 +180,7 @@ struct CommandSpec: Sendable {
     var usage: String {
         var fragments: [String] = []
         var emittedGroups: Set<Int> = []
-        for argument in arguments {
+        for argument in arguments where argument.showsInUsage {
             if !argument.isPositional,
                 let groupIndex = exclusiveGroups.firstIndex(where: { $0.contains(argument.key) })
             {

@@ -138,7 +138,7 @@ public enum CLICommand: Sendable, Equatable {
     case check(CheckOptions)
     case show(ShowOptions)
     case replay(ReplayOptions)
-    /// Print this text to stdout and exit 0.
+    /// Print this text to stdout and exit 0: a help text, a completion script or a manual page.
     case help(String)
     /// Print ``tapgridVersion`` to stdout and exit 0.
     case version
@@ -182,8 +182,14 @@ public enum CLICommand: Sendable, Equatable {
         }
         guard let first = args.first else { return .help(root.helpText) }
         if looksLikeOption(first) {
-            // `--` before the subcommand, or an option the group does not have.
-            throw first == "--" ? root.error("Missing expected argument '<subcommand>'") : root.unknownOption(first)
+            // `--` before the subcommand, the generators, or an option the group does not have.
+            if first == "--" { throw root.error("Missing expected argument '<subcommand>'") }
+            let p = try root.parse(args)
+            if let shell = p.string("generate-completion-script").flatMap(CompletionShell.init(rawValue:)) {
+                return .help(CompletionScripts.script(for: shell))
+            }
+            if p.flag("generate-manual") { return .help(ManualPages.tapgrid) }
+            throw root.error("Missing expected argument '<subcommand>'")
         }
         if first == "help" {
             let topics = args.dropFirst()
@@ -273,6 +279,14 @@ enum CLISpecs {
     static let root = CommandSpec(
         path: ["tapgrid"],
         abstract: "Send taps to the tapgrid daemon and control it; check, show and replay configurations offline.",
+        arguments: [
+            ArgumentSpec.option(
+                "generate-completion-script", value: "shell", .oneOf(CompletionShell.allCases.map(\.rawValue)),
+                help: "Print tapgrid's completion script for this shell.").hiddenFromUsage(),
+            ArgumentSpec.flag("generate-manual", help: "Print the manual page tapgrid(1) in roff (man -l - reads it).")
+                .hiddenFromUsage(),
+        ],
+        exclusiveGroups: [["generate-completion-script", "generate-manual"]],
         subcommands: CLISubcommand.allCases.map { SubcommandSummary(name: $0.rawValue, abstract: $0.spec.abstract) })
 
     static let tap = CommandSpec(

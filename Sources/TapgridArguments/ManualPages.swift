@@ -34,9 +34,7 @@ public enum ManualPages {
                 ("TAPGRID_SOCKET", "The daemon's socket when --socket is not given."),
                 ("RUNTIME_DIRECTORY, XDG_RUNTIME_DIR", "Folders holding \(DefaultPaths.socketFileName) when neither names a socket."),
             ])
-        page += section(
-            "FILES",
-            [(DefaultPaths.systemConfig, "The default config."), (DefaultPaths.systemSocket, "The default socket.")])
+        page += section("FILES", files)
         page += ".SH SEE ALSO\n.BR tapgridd (8)\n"
         return page
     }
@@ -70,14 +68,14 @@ public enum ManualPages {
                 ("RUNTIME_DIRECTORY, XDG_RUNTIME_DIR", "Folders for \(DefaultPaths.socketFileName) after the config's socket.path."),
                 ("STATE_DIRECTORY, XDG_STATE_HOME", "Folders for events.jsonl when the config's eventLog names no path."),
             ])
-        page += section(
-            "FILES",
-            [(DefaultPaths.systemConfig, "The default config."), (DefaultPaths.systemSocket, "The default socket.")])
+        page += section("FILES", files)
         page += ".SH SEE ALSO\n.BR tapgrid (1)\n"
         return page
     }
 
     static let builtInRows = CompletionScripts.builtInOptions
+
+    static let files = [(DefaultPaths.systemConfig, "The default config."), (DefaultPaths.systemSocket, "The default socket.")]
 
     static func header(name: String, section: Int, title: String, abstract: String) -> String {
         var summary = Substring(abstract)

@@ -28,8 +28,13 @@ release: deps
 # Every suite: unit, system, arguments, CLI and end-to-end (these run the built binaries).
 # One test at a time: several suites count this process's descriptors and children, which
 # tests running beside them would disturb (the end-to-end suite, most of the time, is serial anyway).
-test: build
-	$(SWIFT) test -j $(JOBS) --no-parallel
+# Quiet: build errors, failed tests with their issues and the summaries, nothing per passing test
+# (`swift test --no-parallel` without -q lists every test). SwiftPM leaves TemporaryDirectory.*
+# folders in $TMPDIR on every run: it gets its own under .build, removed afterwards.
+SWIFT_TMP := $(CURDIR)/.build/tmp
+test: deps
+	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
+	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
 
 # The daemon in the foreground on examples/tapgrid.json; socket and event log in ./run/.
 run: build

@@ -67,8 +67,8 @@ import Testing
     }
 
     @Test func checkFailsOnABrokenConfig() throws {
-        let dir = NSTemporaryDirectory() + "tapgrid-e2e-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = #"{"layouts": {"a": {"width": 10, "height": 10, "grid": {"rows": [{"size": -5, "tag": 1}], "cols": []}}}, "routes": [{"handler": "nope"}]}"#
         try config.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let result = try tapgrid(["check", dir + "/c.json"])
@@ -93,7 +93,9 @@ import Testing
     }
 
     @Test func svgRendersToAFile() throws {
-        let output = NSTemporaryDirectory() + "tapgrid-\(UUID().uuidString).svg"
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let output = dir + "/home.svg"
         let result = try tapgrid(["show", CLIBinaryTests.example, "--format", "svg", "--output", output])
         #expect(result.code == 0)
         let text = try String(contentsOfFile: output, encoding: .utf8)

@@ -103,7 +103,10 @@ import TapgridCore
 
     /// A socket file nobody listens on (a daemon that died and left it) is not misread.
     @Test func aSocketNobodyListensOn() throws {
-        let dir = try folder([:])
+        // Under /tmp, not $TMPDIR: a socket path must fit sun_path (108 bytes).
+        var template = Array("/tmp/tgcli-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        let dir = String(cString: try #require(made))
         defer { removeFolder(dir) }
         let path = dir + "/stale.sock"
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

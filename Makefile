@@ -86,6 +86,11 @@ install-docs: release
 	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid \
 	  $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1 $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8
 
+# The README's picture of the example layout (a test fails when it is stale).
+.PHONY: example-svg
+example-svg: build
+	$(BIN)/tapgrid show examples/tapgrid.json --format svg --output docs/example.svg
+
 # The completion tests run the real shells and the manual test groff: `make test` installs them.
 test: DEB_PACKAGES += zsh fish groff-base
 # ---- end of CLI docs ------------------------------------------------------------------------------

@@ -92,6 +92,14 @@ import Testing
         #expect(miss.out == "home: miss\n")
     }
 
+    /// The README shows docs/example.svg: it must be what `show` draws for the example today.
+    @Test func theREADMEPictureIsUpToDate() throws {
+        let result = try tapgrid(["show", CLIBinaryTests.example, "--format", "svg"])
+        #expect(result.code == 0)
+        let committed = try String(contentsOfFile: CLIBinaryTests.root.appendingPathComponent("docs/example.svg").path, encoding: .utf8)
+        #expect(committed == result.out, "docs/example.svg is stale: run `make example-svg`")
+    }
+
     @Test func svgRendersToAFile() throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

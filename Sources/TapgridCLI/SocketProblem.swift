@@ -27,7 +27,7 @@ enum SocketProblem {
 
     /// What to print when connecting to `path` failed with `error`.
     static func connectFailed(_ error: SystemError, socket path: String) -> String {
-        if error.errno.rawValue != 2, let problem = diagnose(path) { return problem }  // ENOENT: nothing to stat
+        if !error.isMissingFile, let problem = diagnose(path) { return problem }
         return "\(error.description) (is tapgridd running? set --socket or $TAPGRID_SOCKET)"
     }
 

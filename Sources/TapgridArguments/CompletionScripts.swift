@@ -143,6 +143,7 @@ public enum CompletionScripts {
 
             """
         for (name, spec) in subcommands { text += "        \(zshQuoted(name + ":" + spec.abstract))\n" }
+        text += "        'help:Show help for a subcommand.'\n"
         text += "    )\n"
         text += "    _arguments -C \\\n"
         for option in root.arguments where !option.isPositional {

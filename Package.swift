@@ -11,7 +11,7 @@ let package = Package(
         // The only module that calls libc: fds, sockets, epoll, signals, spawn, files.
         .target(name: "TapgridSystem", dependencies: ["CShims"]),
         // Reads config and layout files from disk into the core's model.
-        .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem"]),
+        .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.

@@ -29,6 +29,16 @@ struct ArgumentSpec: Sendable, Equatable {
     let help: String
     /// Shown as `(default: …)` after the help (with `values:` when `valueKind` is `oneOf`).
     let defaultValue: String?
+    /// False for options listed in the help but not in the usage line (`--generate-manual`), as
+    /// argument-parser leaves its own generator options out of the usage.
+    var showsInUsage = true
+
+    /// This argument, left out of the usage line (still in the help).
+    func hiddenFromUsage() -> ArgumentSpec {
+        var copy = self
+        copy.showsInUsage = false
+        return copy
+    }
 
     static func flag(_ key: String, help: String) -> ArgumentSpec {
         ArgumentSpec(key: key, kind: .flag, valueKind: .string, help: help, defaultValue: nil)
@@ -170,7 +180,7 @@ struct CommandSpec: Sendable {
     var usage: String {
         var fragments: [String] = []
         var emittedGroups: Set<Int> = []
-        for argument in arguments {
+        for argument in arguments where argument.showsInUsage {
             if !argument.isPositional,
                 let groupIndex = exclusiveGroups.firstIndex(where: { $0.contains(argument.key) })
             {
@@ -187,6 +197,18 @@ struct CommandSpec: Sendable {
 
     func error(_ message: String) -> UsageError {
         UsageError(message: message, usage: usage, commandName: name)
+    }
+
+    /// `Unknown option '--josn'; did you mean '--json'?` (the hint only when one option is close).
+    func unknownOption(_ token: String) -> UsageError {
+        let names = arguments.filter { !$0.isPositional }.map { "--" + $0.key } + ["--help", "--version"]
+        var candidate = token
+        if !token.hasPrefix("--") { candidate = "-" + token }  // `-json` for `--json`
+        if let equals = candidate.firstIndex(of: "=") { candidate = String(candidate[..<equals]) }
+        guard candidate.count > 3, let match = closestMatch(to: candidate, among: names) else {
+            return error("Unknown option '\(token)'")
+        }
+        return error("Unknown option '\(token)'; did you mean '\(match)'?")
     }
 
     /// Parses the tokens after the command name. `-h`/`--help`/`--version` must have been handled
@@ -214,7 +236,7 @@ struct CommandSpec: Sendable {
                 terminated = true
                 continue
             }
-            guard token.hasPrefix("--") else { throw error("Unknown option '\(token)'") }
+            guard token.hasPrefix("--") else { throw unknownOption(token) }
 
             let body = token.dropFirst(2)
             let key: String
@@ -225,7 +247,7 @@ struct CommandSpec: Sendable {
             } else {
                 key = String(body)
             }
-            guard let spec = argument(key, positional: false) else { throw error("Unknown option '--\(key)'") }
+            guard let spec = argument(key, positional: false) else { throw unknownOption("--\(key)") }
 
             switch spec.kind {
             case .flag:
@@ -254,8 +276,7 @@ struct CommandSpec: Sendable {
                 let previous = setOrder.first(where: { $0 != key && group.contains($0) }),
                 let previousSpec = argument(previous, positional: false)
             {
-                throw error(
-                    "Value to be set with flag '\(spec.synopsis)' had already been set with flag '\(previousSpec.synopsis)'")
+                throw error("'\(previousSpec.synopsis)' and '\(spec.synopsis)' cannot be combined; use one or the other")
             }
             if !setOrder.contains(key) { setOrder.append(key) }
         }

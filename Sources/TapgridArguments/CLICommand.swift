@@ -138,7 +138,7 @@ public enum CLICommand: Sendable, Equatable {
     case check(CheckOptions)
     case show(ShowOptions)
     case replay(ReplayOptions)
-    /// Print this text to stdout and exit 0.
+    /// Print this text to stdout and exit 0: a help text, a completion script or a manual page.
     case help(String)
     /// Print ``tapgridVersion`` to stdout and exit 0.
     case version
@@ -146,14 +146,23 @@ public enum CLICommand: Sendable, Equatable {
     /// The exact `tapgrid --help` text (ends with one newline).
     public static var mainHelpText: String { CLISpecs.root.helpText }
 
+    /// `Unknown subcommand 'stauts'; did you mean 'status'?`, or the list of subcommands when none is close.
+    static func unknownSubcommand(_ word: String) -> UsageError {
+        let names = CLISubcommand.allCases.map(\.rawValue)
+        if let match = closestMatch(to: word, among: names) {
+            return CLISpecs.root.error("Unknown subcommand '\(word)'; did you mean '\(match)'?")
+        }
+        return CLISpecs.root.error("Unknown subcommand '\(word)'; the subcommands are \(quotedList(names, lastJoiner: "and"))")
+    }
+
     /// Parses `tapgrid`'s arguments.
     ///
     /// `tapgrid` alone prints the main help to stdout and exits 0: that is what swift-argument-parser
     /// does for a command group without a default subcommand (its default `run()` throws a help
     /// request). `-h`/`--help` anywhere before `--` gives the help of the subcommand named (or the
     /// main help); `--version` anywhere before `--` gives the version; `help [<subcommand>]` gives
-    /// that help. An unknown subcommand, also after `help`, is `Unexpected argument '…'` against the
-    /// main usage.
+    /// that help. An unknown subcommand, also after `help`, is `Unknown subcommand '…'` with a "did
+    /// you mean" hint or the list of subcommands, against the main usage.
     /// - Parameter args: The arguments without `argv[0]`.
     /// - Returns: The command to run, with typed and validated options.
     /// - Throws: ``UsageError`` (print ``UsageError/stderrText`` to stderr, exit 64).
@@ -173,17 +182,23 @@ public enum CLICommand: Sendable, Equatable {
         }
         guard let first = args.first else { return .help(root.helpText) }
         if looksLikeOption(first) {
-            // `--` before the subcommand, or an option the group does not have.
-            throw root.error(first == "--" ? "Missing expected argument '<subcommand>'" : "Unknown option '\(first)'")
+            // `--` before the subcommand, the generators, or an option the group does not have.
+            if first == "--" { throw root.error("Missing expected argument '<subcommand>'") }
+            let p = try root.parse(args)
+            if let shell = p.string("generate-completion-script").flatMap(CompletionShell.init(rawValue:)) {
+                return .help(CompletionScripts.script(for: shell))
+            }
+            if p.flag("generate-manual") { return .help(ManualPages.tapgrid) }
+            throw root.error("Missing expected argument '<subcommand>'")
         }
         if first == "help" {
             let topics = args.dropFirst()
             guard let topic = topics.first else { return .help(root.helpText) }
-            guard let sub = CLISubcommand(rawValue: topic) else { throw root.error("Unexpected argument '\(topic)'") }
+            guard let sub = CLISubcommand(rawValue: topic) else { throw unknownSubcommand(topic) }
             if topics.count > 1 { throw root.error("Unexpected argument '\(topics[topics.startIndex + 1])'") }
             return .help(sub.helpText)
         }
-        guard let sub = CLISubcommand(rawValue: first) else { throw root.error("Unexpected argument '\(first)'") }
+        guard let sub = CLISubcommand(rawValue: first) else { throw unknownSubcommand(first) }
         let p = try sub.spec.parse(args.dropFirst())
 
         switch sub {
@@ -264,6 +279,14 @@ enum CLISpecs {
     static let root = CommandSpec(
         path: ["tapgrid"],
         abstract: "Send taps to the tapgrid daemon and control it; check, show and replay configurations offline.",
+        arguments: [
+            ArgumentSpec.option(
+                "generate-completion-script", value: "shell", .oneOf(CompletionShell.allCases.map(\.rawValue)),
+                help: "Print tapgrid's completion script for this shell.").hiddenFromUsage(),
+            ArgumentSpec.flag("generate-manual", help: "Print the manual page tapgrid(1) in roff (man -l - reads it).")
+                .hiddenFromUsage(),
+        ],
+        exclusiveGroups: [["generate-completion-script", "generate-manual"]],
         subcommands: CLISubcommand.allCases.map { SubcommandSummary(name: $0.rawValue, abstract: $0.spec.abstract) })
 
     static let tap = CommandSpec(

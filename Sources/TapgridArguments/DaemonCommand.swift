@@ -22,7 +22,7 @@ public struct DaemonOptions: Sendable, Equatable {
 /// What a `tapgridd` command line asks for.
 public enum DaemonCommand: Sendable, Equatable {
     case run(DaemonOptions)
-    /// Print this text to stdout and exit 0.
+    /// Print this text to stdout and exit 0: the help text or the manual page.
     case help(String)
     /// Print ``tapgridVersion`` to stdout and exit 0.
     case version
@@ -43,6 +43,7 @@ public enum DaemonCommand: Sendable, Equatable {
         }
         if args == ["help"] { return .help(daemonSpec.helpText) }
         let p = try daemonSpec.parse(args)
+        if p.flag("generate-manual") { return .help(ManualPages.tapgridd) }
         return .run(
             DaemonOptions(
                 config: p.string("config"), socket: p.string("socket"), check: p.flag("check"),
@@ -60,5 +61,7 @@ public enum DaemonCommand: Sendable, Equatable {
                 default: "$TAPGRID_SOCKET, the config's socket.path, " + HelpPhrases.defaultSocketTail),
             .flag("check", help: "Load and validate the config, then exit: 0 if it is valid, 1 if not."),
             .flag("verbose", help: "Log debug-level detail too."),
+            ArgumentSpec.flag("generate-manual", help: "Print the manual page tapgridd(8) in roff (man -l - reads it).")
+                .hiddenFromUsage(),
         ])
 }

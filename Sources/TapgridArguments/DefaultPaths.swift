@@ -48,6 +48,25 @@ public enum DefaultPaths {
         return systemSocket
     }
 
+    /// The programs and commands that read the default config when none is named:
+    /// `configOption` is every one that takes `--config` (`tapgridd` first of all).
+    public enum ConfigReader: Sendable {
+        case configOption, check, show, replay
+    }
+
+    /// What to say when the default config (``systemConfig``) does not exist: how `reader` is
+    /// told to use another one.
+    public static func missingConfigHint(_ reader: ConfigReader) -> String {
+        let lead = "this is the default config: name another"
+        switch reader {
+        case .configOption: return lead + " with --config PATH or $TAPGRID_CONFIG"
+        case .check: return lead + " as an argument (tapgrid check PATH) or with $TAPGRID_CONFIG"
+        case .show: return lead + " as an argument (tapgrid show PATH) or with $TAPGRID_CONFIG"
+        case .replay:
+            return lead + " with --config PATH or $TAPGRID_CONFIG, or replay against the running daemon with --socket PATH"
+        }
+    }
+
     private static func nonEmpty(_ value: String?) -> String? {
         guard let value, !value.isEmpty else { return nil }
         return value

@@ -24,7 +24,7 @@ struct DaemonCommands {
         do {
             client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
         } catch {
-            console.error("\(error.description) (is tapgridd running? set --socket or $TAPGRID_SOCKET)")
+            console.error(SocketProblem.connectFailed(error, socket: socket))
             return .failure(ExitCode(TapgridCLIMain.unavailable))
         }
         do {
@@ -48,7 +48,10 @@ struct DaemonCommands {
     struct ExitCode: Error { let code: Int32; init(_ code: Int32) { self.code = code } }
 
     /// Prints the reply (raw with --json) and maps an error reply to exit 1.
-    func finish(_ result: Result<(JSONValue, String), ExitCode>, json: Bool, human: (JSONValue) -> String) -> Int32 {
+    /// `socket`: where to ask for the layouts when the reply is `unknown_layout`.
+    func finish(
+        _ result: Result<(JSONValue, String), ExitCode>, json: Bool, socket: String? = nil, human: (JSONValue) -> String
+    ) -> Int32 {
         switch result {
         case .failure(let exit): return exit.code
         case .success(let (reply, text)):
@@ -56,7 +59,8 @@ struct DaemonCommands {
                 if json { console.line(text) }
                 let code = reply["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "error"
                 let message = reply["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? text
-                console.error("\(code): \(message)")
+                let layouts = code == "unknown_layout" ? socket.map(layoutList) ?? "" : ""
+                console.error("\(code): \(message)\(layouts)")
                 return TapgridCLIMain.failure
             }
             console.line(json ? text : human(reply))
@@ -83,13 +87,13 @@ struct DaemonCommands {
     func tap(_ options: TapOptions) -> Int32 {
         let socket = socketPath(options.socket, config: nil)
         let result = exchange(pointRequest(op: "tap", x: options.x, y: options.y, layout: options.layout), socket: socket)
-        return finish(result, json: options.json, human: HumanReply.tap)
+        return finish(result, json: options.json, socket: socket, human: HumanReply.tap)
     }
 
     func hit(_ options: HitOptions) -> Int32 {
         let socket = socketPath(options.socket, config: nil)
         let result = exchange(pointRequest(op: "hit", x: options.x, y: options.y, layout: options.layout), socket: socket)
-        return finish(result, json: options.json, human: HumanReply.tap)
+        return finish(result, json: options.json, socket: socket, human: HumanReply.hit)
     }
 
     func control(op: String, options: ControlOptions) -> Int32 {
@@ -104,7 +108,7 @@ struct DaemonCommands {
         JSONWriter.appendString(options.layout, to: &out)
         out.append(UInt8(ascii: "}"))
         let result = exchange(String(decoding: out, as: UTF8.self), socket: socket)
-        return finish(result, json: options.json) { reply in "current layout: \(HumanReply.text(reply["layout"]))" }
+        return finish(result, json: options.json, socket: socket) { reply in "current layout: \(HumanReply.text(reply["layout"]))" }
     }
 }
 
@@ -119,20 +123,20 @@ enum HumanReply {
     }
 
     static func tap(_ reply: JSONValue) -> String {
-        var text = reply["seq"].map { "seq \(self.text($0)) " } ?? ""
-        text += "\(self.text(reply["layout"])): "
-        if let hit = reply["hit"], case .object = hit {
-            let path = self.text(hit["path"])
-            text += path == "" ? "(root)" : path
-            if case .string(let name)? = hit["name"] { text += " \(jsonEscaped(name))" }
-            if case .number(let tag)? = hit["tag"] { text += " tag \(tag.int64.map(String.init) ?? formatNumber(tag.double))" }
-            if let data = hit["actionData"], data != .null { text += " actionData \(data.compactJSON)" }
-            if case .string(let handler)? = reply["handler"] { text += " -> \(handler)" }
-            text += ": "
-        }
-        text += self.text(reply["outcome"])
-        if reply["logged"] == .bool(false) { text += " (not logged: the event log could not be written)" }
-        return text
+        HumanText.tap(
+            seq: reply["seq"].map { text($0) }, layout: text(reply["layout"]), grid: HitGrid(reply: reply["hit"]),
+            handler: string(reply["handler"]), outcome: text(reply["outcome"]), reason: string(reply["reason"]),
+            logged: reply["logged"] != .bool(false))
+    }
+
+    /// The same line as the offline `hit --config` prints for the same point.
+    static func hit(_ reply: JSONValue) -> String {
+        HumanText.hit(layout: text(reply["layout"]), grid: HitGrid(reply: reply["hit"]), handler: string(reply["handler"]))
+    }
+
+    static func string(_ value: JSONValue?) -> String? {
+        if case .string(let s)? = value { return s }
+        return nil
     }
 
     static func status(_ reply: JSONValue) -> String {

@@ -46,7 +46,8 @@ enum LayoutRendering {
         if let text { JSONWriter.appendString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
     }
 
-    /// Aligned columns for people: path, name, rect, tag, handler, actionData.
+    /// Aligned columns for people: path, name, rect (at most two decimals; JSON is exact), tag,
+    /// handler, actionData.
     static func table(_ layout: LoadedLayout, config: Config) -> String {
         let tree = layout.tree
         var rows: [[String]] = [["PATH", "NAME", "X", "Y", "WIDTH", "HEIGHT", "TAG", "HANDLER", "ACTION DATA"]]
@@ -58,14 +59,14 @@ enum LayoutRendering {
             let hittable = tree.nodes[index].hittable
             let handler = hittable ? (info.flatMap { config.handlerName($0.handler) } ?? "(unrouted)") : "-"
             rows.append([
-                path, info?.name ?? "-", formatNumber(rect.x), formatNumber(rect.y), formatNumber(rect.width),
-                formatNumber(rect.height), info.map { $0.tag != 0 ? String($0.tag) : "-" } ?? "-", handler,
+                path, info?.name ?? "-", formatForPeople(rect.x), formatForPeople(rect.y), formatForPeople(rect.width),
+                formatForPeople(rect.height), info.map { $0.tag != 0 ? String($0.tag) : "-" } ?? "-", handler,
                 info?.actionData.map { truncate($0.compactJSON) } ?? "-",
             ])
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         let numeric: Set<Int> = [2, 3, 4, 5, 6]
-        var text = "layout \(jsonEscaped(layout.name)): \(formatNumber(layout.frame.width))x\(formatNumber(layout.frame.height)) \(layout.frame.direction.rawValue), \(tree.count) grids\n"
+        var text = "layout \(jsonEscaped(layout.name)): \(formatForPeople(layout.frame.width))x\(formatForPeople(layout.frame.height)) \(layout.frame.direction.rawValue), \(counted(tree.count, "grid"))\n"
         for row in rows {
             let cells = row.enumerated().map { column, cell in
                 let pad = String(repeating: " ", count: widths[column] - cell.count)

@@ -11,10 +11,11 @@ struct OfflineCommands {
         DefaultPaths.configPath(cli: given, environment: console.environment)
     }
 
-    /// Loads a config, printing its errors; nil when it cannot be used.
-    func loadConfig(_ path: String) -> Config? {
-        let (config, diagnostics) = ConfigLoader.load(path: path)
-        for error in diagnostics.errors { console.err("error: \(error)\n") }
+    /// Loads a config, printing its errors (`Error: ...`, as every error of `tapgrid`); nil when it
+    /// cannot be used. `reader` says how to name another config when the default one is missing.
+    func loadConfig(_ path: String, reader: DefaultPaths.ConfigReader) -> Config? {
+        let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(reader))
+        for error in diagnostics.errors { console.error(error.description) }
         return config
     }
 
@@ -28,24 +29,24 @@ struct OfflineCommands {
 
     func check(_ options: CheckOptions) -> Int32 {
         let path = configPath(options.config)
-        let (config, diagnostics) = ConfigLoader.check(path: path)
+        let (config, diagnostics) = ConfigLoader.check(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.check))
         if let config {
             for layout in config.layouts {
                 let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
                 let frame = layout.frame
-                console.line("layout \(jsonEscaped(layout.name)): \(layout.tree.count) grids, \(hittable) hittable (\(formatNumber(frame.width))x\(formatNumber(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatNumber(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
+                console.line("layout \(jsonEscaped(layout.name)): \(counted(layout.tree.count, "grid")), \(hittable) hittable (\(formatForPeople(frame.width))x\(formatForPeople(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatForPeople(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
             }
         }
         for diagnostic in diagnostics.all {
             console.line("\(diagnostic.severity.rawValue): \(diagnostic)")
         }
         let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
-        console.line("\(path): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        console.line("\(path): \(counted(errors, "error")), \(counted(warnings, "warning"))")
         return errors > 0 ? TapgridCLIMain.failure : TapgridCLIMain.success
     }
 
     func show(_ options: ShowOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config)),
+        guard let config = loadConfig(configPath(options.config), reader: .show),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let text: String
@@ -69,7 +70,7 @@ struct OfflineCommands {
     }
 
     func hit(_ options: HitOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config)),
+        guard let config = loadConfig(configPath(options.config), reader: .configOption),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let found = layout.resolved.hit(x: options.x, y: options.y)
@@ -85,24 +86,8 @@ struct OfflineCommands {
             out.append(contentsOf: #", "outcome": "checked"}"#.utf8)
             console.line(String(decoding: out, as: UTF8.self))
         } else {
-            console.line(HumanText.hit(layout: layout.name, tree: layout.tree, index: found, handler: handler))
+            console.line(HumanText.hit(layout: layout.name, grid: found.map { HitGrid(tree: layout.tree, index: $0) }, handler: handler))
         }
         return TapgridCLIMain.success
     }
-}
-
-/// One-line descriptions of hits for people.
-enum HumanText {
-    static func hit(layout: String, tree: GridTree, index: Int?, handler: String?) -> String {
-        guard let index else { return "\(layout): miss" }
-        let info = tree.info(of: index)
-        var text = "\(layout): \(gridLabel(tree.path(of: index)))"
-        if let name = info?.name { text += " \(jsonEscaped(name))" }
-        if let tag = info?.tag, tag != 0 { text += " tag \(tag)" }
-        if let data = info?.actionData { text += " actionData \(data.compactJSON)" }
-        text += handler.map { " -> \($0)" } ?? " (unrouted)"
-        return text
-    }
-
-    static func gridLabel(_ path: String) -> String { path.isEmpty ? "(root)" : path }
 }

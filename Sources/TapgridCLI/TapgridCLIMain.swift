@@ -44,7 +44,29 @@ public enum TapgridCLIMain {
         case .use(let options):
             return DaemonCommands(console: console).use(options)
         case .replay(let options):
+            if let code = replayPreflight(options, console: console) { return code }
             return ReplayCommand(console: console).run(options)
+        }
+    }
+
+    /// What `replay` cannot get past, said before it starts: a missing default config (with how to
+    /// name one, `--socket` included) or a `--socket` that is no socket or may not be opened.
+    /// - Returns: the exit code when replay must not start, else nil.
+    static func replayPreflight(_ options: ReplayOptions, console: Console) -> Int32? {
+        if let socket = options.socket {
+            guard let problem = SocketProblem.diagnose(socket) else { return nil }
+            console.error(problem)
+            return unavailable
+        }
+        let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
+        guard path == DefaultPaths.systemConfig else { return nil }
+        do throws(SystemError) {
+            _ = try Files.status(path)
+            return nil
+        } catch {
+            guard error.isMissingFile else { return nil }  // replay says what else is wrong with it
+            console.error("cannot read \(path): \(error.errno); \(DefaultPaths.missingConfigHint(.replay))")
+            return failure
         }
     }
 }

@@ -1,10 +1,13 @@
+import TapgridArguments
 import TapgridCore
 
 extension ConfigLoader {
     /// Loads a config for `tapgrid check` and `tapgridd --check`: the load's diagnostics plus the
     /// geometry warnings of every layout that resolved (negative sizes, overlapping siblings).
-    public static func check(path: String) -> (config: Config?, diagnostics: Diagnostics) {
-        var (config, diagnostics) = load(path: path)
+    public static func check(
+        path: String, missingDefaultHint: String = DefaultPaths.missingConfigHint(.configOption)
+    ) -> (config: Config?, diagnostics: Diagnostics) {
+        var (config, diagnostics) = load(path: path, missingDefaultHint: missingDefaultHint)
         for layout in config?.layouts ?? [] {
             for warning in layout.resolved.geometryWarnings(layout: layout.name) {
                 var warning = warning

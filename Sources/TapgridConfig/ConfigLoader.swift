@@ -1,3 +1,4 @@
+import TapgridArguments
 import TapgridCore
 import TapgridSystem
 
@@ -10,10 +11,14 @@ public enum ConfigLoader {
     static let maxJSONDepth = 2 * GridParser.maxDepth + 16
 
     /// The loaded config (nil when it has errors) and every error and warning found.
-    public static func load(path: String) -> (config: Config?, diagnostics: Diagnostics) {
+    /// - Parameter missingDefaultHint: said after "no such file" when `path` is the default config
+    ///   (``DefaultPaths/systemConfig``): how the program at hand is told to use another one.
+    public static func load(
+        path: String, missingDefaultHint: String = DefaultPaths.missingConfigHint(.configOption)
+    ) -> (config: Config?, diagnostics: Diagnostics) {
         var diagnostics = Diagnostics()
         let document: JSONValue
-        switch readJSON(path, shownAs: path) {
+        switch readJSON(path, shownAs: path, missingHint: path == DefaultPaths.systemConfig ? missingDefaultHint : nil) {
         case .success(let value): document = value
         case .failure(let problem):
             diagnostics.append(problem)
@@ -28,12 +33,14 @@ public enum ConfigLoader {
     }
 
     /// Reads and parses one JSON file; a problem is named by the file (and line and column).
-    static func readJSON(_ path: String, shownAs name: String) -> Result<JSONValue, Diagnostic> {
+    /// - Parameter missingHint: appended after `; ` when the file does not exist.
+    static func readJSON(_ path: String, shownAs name: String, missingHint: String? = nil) -> Result<JSONValue, Diagnostic> {
         let bytes: [UInt8]
         do {
             bytes = try Files.readFile(path, maxBytes: maxFileBytes)
         } catch {
-            return .failure(Diagnostic(.error, file: nil, error.description))
+            let hint = error.isMissingFile ? missingHint.map { "; " + $0 } ?? "" : ""
+            return .failure(Diagnostic(.error, file: nil, error.description + hint))
         }
         do {
             return .success(try JSONParser.parse(bytes, lenient: true, maxDepth: maxJSONDepth))

@@ -63,6 +63,20 @@ public struct Diagnostics: Sendable {
     public mutating func warning(_ message: String, file: String? = nil) { all.append(Diagnostic(.warning, file: file, message)) }
 }
 
+/// `; did you mean "padding"?` when one of `known` is within 2 edits of `key` (the nearest, ties
+/// going to the first in sorted order), else nothing: the hint every unknown-key warning ends with.
+func didYouMean(_ key: String, among known: some Collection<String>) -> String {
+    let best = known.map { ($0, editDistance($0, key)) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
+    guard let best, best.1 <= 2 else { return "" }
+    return "; did you mean \(jsonEscaped(best.0))?"
+}
+
+/// `hint` if there is one, else `otherwise` after "; ": an unknown key's warning names the key
+/// it was probably meant to be, or lists the keys that are known there.
+func hintOrList(_ hint: String, _ otherwise: String) -> String {
+    hint.isEmpty ? "; " + otherwise : hint
+}
+
 /// A JSON value as compact text, for messages that quote what the user wrote.
 func shown(_ value: JSONValue) -> String {
     value.compactJSON

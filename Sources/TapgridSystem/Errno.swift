@@ -75,6 +75,11 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension SystemError {
+    /// Whether the file (or a folder on its path) does not exist (`ENOENT`).
+    public var isMissingFile: Bool { errno.rawValue == ENOENT }
+}
+
 extension Errno {
     /// Wraps this error number with the operation and path it came from.
     func with(_ operation: String, _ path: String? = nil) -> SystemError {

@@ -35,7 +35,10 @@ import Testing
     @Test(arguments: [
         (["show", "--format", "pdf"], "Error: The value 'pdf' is invalid for '--format <format>'"),
         (["hit", "1"], "Error: Missing expected argument '<y>'"),
-        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+        (["frobnicate"], "Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', "),
+        (["stauts"], "Error: Unknown subcommand 'stauts'; did you mean 'status'?\n"),
+        (["hit", "1", "2", "--socket", "/s", "--config", "c.json"],
+         "Error: '--socket <path>' and '--config <path>' cannot be combined; use one or the other\n"),
         (["check", "--bogus"], "Error: Unknown option '--bogus'"),
         (["tap", "1", "2", "--socket"], "Error: Missing value for '--socket <path>'"),
     ])
@@ -64,8 +67,8 @@ import Testing
     }
 
     @Test func checkFailsOnABrokenConfig() throws {
-        let dir = NSTemporaryDirectory() + "tapgrid-e2e-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = #"{"layouts": {"a": {"width": 10, "height": 10, "grid": {"rows": [{"size": -5, "tag": 1}], "cols": []}}}, "routes": [{"handler": "nope"}]}"#
         try config.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let result = try tapgrid(["check", dir + "/c.json"])
@@ -89,8 +92,18 @@ import Testing
         #expect(miss.out == "home: miss\n")
     }
 
+    /// The README shows docs/example.svg: it must be what `show` draws for the example today.
+    @Test func theREADMEPictureIsUpToDate() throws {
+        let result = try tapgrid(["show", CLIBinaryTests.example, "--format", "svg"])
+        #expect(result.code == 0)
+        let committed = try String(contentsOfFile: CLIBinaryTests.root.appendingPathComponent("docs/example.svg").path, encoding: .utf8)
+        #expect(committed == result.out, "docs/example.svg is stale: run `make example-svg`")
+    }
+
     @Test func svgRendersToAFile() throws {
-        let output = NSTemporaryDirectory() + "tapgrid-\(UUID().uuidString).svg"
+        let dir = try makeTempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let output = dir + "/home.svg"
         let result = try tapgrid(["show", CLIBinaryTests.example, "--format", "svg", "--output", output])
         #expect(result.code == 0)
         let text = try String(contentsOfFile: output, encoding: .utf8)

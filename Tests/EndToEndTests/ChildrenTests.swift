@@ -45,7 +45,14 @@ extension EndToEnd {
             try FileManager.default.createDirectory(atPath: dir + "/scripts", withIntermediateDirectories: true)
             try writeExecutable(dir + "/record-url", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \(dir)/url.txt\n")
             try writeExecutable(dir + "/scripts/hello", "#!/bin/sh\necho \"hello $TAPGRID_TAG\" > \(dir)/hello.txt\n")
-            return (try DaemonProcess(config: Self.config(dir: dir), environment: environment), dir)
+            do {
+                let daemon = try DaemonProcess(config: Self.config(dir: dir), environment: environment)
+                daemon.alsoRemove.append(dir)
+                return (daemon, dir)
+            } catch {
+                try? FileManager.default.removeItem(atPath: dir)
+                throw error
+            }
         }
 
         func writeExecutable(_ path: String, _ text: String) throws {

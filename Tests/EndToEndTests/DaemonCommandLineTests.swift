@@ -15,6 +15,18 @@ import Testing
         #expect(help.out.contains("USAGE: tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]"))
     }
 
+    /// No --config, no $TAPGRID_CONFIG and nothing at the default path: say how to name a config.
+    @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/etc/tapgrid/tapgrid.json"), "a config is installed at the default path"))
+    func missingDefaultConfigSaysHowToNameOne() throws {
+        let message = "cannot read /etc/tapgrid/tapgrid.json: No such file or directory (errno 2); this is the default config: name another with --config PATH or $TAPGRID_CONFIG\n"
+        let run = try runProgram(daemonBinary, [], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(run.code == 1)
+        #expect(run.err == "tapgridd: error: " + message)
+        let check = try runProgram(daemonBinary, ["--check"], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(check.code == 1)
+        #expect(check.err == "error: " + message)
+    }
+
     @Test func checkReportsGeometryWarningsAndStillPasses() throws {
         let dir = try makeTempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -108,6 +108,8 @@ final class DaemonProcess {
     let eventLogPath: String
     let stderrPath: String
     let process = Process()
+    /// More folders a test made for this daemon (scripts, what children write): removed with it.
+    var alsoRemove: [String] = []
 
     /// - Parameter socketName: the socket file the daemon is expected to listen on, in its folder.
     init(
@@ -180,6 +182,7 @@ final class DaemonProcess {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: dir)
+        for folder in alsoRemove { try? FileManager.default.removeItem(atPath: folder) }
     }
 }
 

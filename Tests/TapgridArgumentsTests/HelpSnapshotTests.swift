@@ -12,6 +12,11 @@ replay configurations offline.
 USAGE: tapgrid <subcommand>
 
 OPTIONS:
+  --generate-completion-script <shell>
+                          Print tapgrid's completion script for this shell.
+                          (values: bash, zsh, fish)
+  --generate-manual       Print the manual page tapgrid(1) in roff (man -l -
+                          reads it).
   --version               Show the version.
   -h, --help              Show help information.
 
@@ -237,6 +242,8 @@ OPTIONS:
   --check                 Load and validate the config, then exit: 0 if it is
                           valid, 1 if not.
   --verbose               Log debug-level detail too.
+  --generate-manual       Print the manual page tapgridd(8) in roff (man -l -
+                          reads it).
   --version               Show the version.
   -h, --help              Show help information.
 """ + "\n")

@@ -19,8 +19,16 @@ import Testing
         (["-x"], "Unknown option '-x'", rootUsage, "tapgrid"),
         (["--socket", "/s", "status"], "Unknown option '--socket'", rootUsage, "tapgrid"),
         (["--"], "Missing expected argument '<subcommand>'", rootUsage, "tapgrid"),
-        (["frobnicate"], "Unexpected argument 'frobnicate'", rootUsage, "tapgrid"),
-        (["help", "frobnicate"], "Unexpected argument 'frobnicate'", rootUsage, "tapgrid"),
+        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        // a mistyped subcommand: a swap, a missing or extra letter, a unique prefix
+        (["stauts"], "Unknown subcommand 'stauts'; did you mean 'status'?", rootUsage, "tapgrid"),
+        (["chek", "c.json"], "Unknown subcommand 'chek'; did you mean 'check'?", rootUsage, "tapgrid"),
+        (["taps", "1", "2"], "Unknown subcommand 'taps'; did you mean 'tap'?", rootUsage, "tapgrid"),
+        (["rep", "e.jsonl"], "Unknown subcommand 'rep'; did you mean 'replay'?", rootUsage, "tapgrid"),
+        (["help", "shwo"], "Unknown subcommand 'shwo'; did you mean 'show'?", rootUsage, "tapgrid"),
+        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["--verison"], "Unknown option '--verison'; did you mean '--version'?", rootUsage, "tapgrid"),
         (["help", "tap", "extra"], "Unexpected argument 'extra'", rootUsage, "tapgrid"),
         // unknown options
         (["status", "--foo"], "Unknown option '--foo'", statusUsage, "tapgrid status"),
@@ -29,6 +37,10 @@ import Testing
         (["status", "-hx"], "Unknown option '-hx'", statusUsage, "tapgrid status"),
         (["tap", "1", "2", "--config", "c"], "Unknown option '--config'", tapUsage, "tapgrid tap"),
         (["check", "--json"], "Unknown option '--json'", "tapgrid check [<config>]", "tapgrid check"),
+        (["status", "--josn"], "Unknown option '--josn'; did you mean '--json'?", statusUsage, "tapgrid status"),
+        (["status", "--sock=/s"], "Unknown option '--sock'; did you mean '--socket'?", statusUsage, "tapgrid status"),
+        (["status", "-json"], "Unknown option '-json'; did you mean '--json'?", statusUsage, "tapgrid status"),
+        (["show", "--fromat", "svg"], "Unknown option '--fromat'; did you mean '--format'?", showUsage, "tapgrid show"),
         // missing values
         (["status", "--socket"], "Missing value for '--socket <path>'", statusUsage, "tapgrid status"),
         (["status", "--socket", "--json"], "Missing value for '--socket <path>'", statusUsage, "tapgrid status"),
@@ -68,13 +80,13 @@ import Testing
          showUsage, "tapgrid show"),
         // mutually exclusive options
         (["hit", "1", "2", "--socket", "/s", "--config", "c.json"],
-         "Value to be set with flag '--config <path>' had already been set with flag '--socket <path>'",
+         "'--socket <path>' and '--config <path>' cannot be combined; use one or the other",
          hitUsage, "tapgrid hit"),
         (["hit", "--config=c.json", "1", "2", "--socket=/s"],
-         "Value to be set with flag '--socket <path>' had already been set with flag '--config <path>'",
+         "'--config <path>' and '--socket <path>' cannot be combined; use one or the other",
          hitUsage, "tapgrid hit"),
         (["replay", "e.jsonl", "--config", "c.json", "--socket", "/s"],
-         "Value to be set with flag '--socket <path>' had already been set with flag '--config <path>'",
+         "'--config <path>' and '--socket <path>' cannot be combined; use one or the other",
          replayUsage, "tapgrid replay"),
         // errors come in a fixed order: options first, then positional values, unexpected, missing
         (["tap", "abc", "--bogus"], "Unknown option '--bogus'", tapUsage, "tapgrid tap"),
@@ -97,6 +109,8 @@ import Testing
         (["--config"], "Missing value for '--config <path>'"),
         (["--socket", "--check"], "Missing value for '--socket <path>'"),
         (["--check=1"], "The option '--check' does not take any value, but '1' was specified."),
+        (["--chekc"], "Unknown option '--chekc'; did you mean '--check'?"),
+        (["--conf", "c.json"], "Unknown option '--conf'; did you mean '--config'?"),
         (["run"], "Unexpected argument 'run'"),
         (["help", "me"], "2 unexpected arguments: 'help', 'me'"),
         (["--", "--help"], "Unexpected argument '--help'"),
@@ -129,14 +143,14 @@ import Testing
         }
         #expect(
             exclusive.description == """
-                Error: Value to be set with flag '--config <path>' had already been set with flag '--socket <path>'
+                Error: '--socket <path>' and '--config <path>' cannot be combined; use one or the other
                 Usage: tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]
                   See 'tapgrid hit --help' for more information.
                 """)
         let root = try #require(throws: UsageError.self) { try CLICommand.parse(["frobnicate"]) }
         #expect(
             root.description == """
-                Error: Unexpected argument 'frobnicate'
+                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'
                 Usage: tapgrid <subcommand>
                   See 'tapgrid --help' for more information.
                 """)

@@ -72,9 +72,36 @@ import Testing
     }
 
     @Test func unknownKeysWarn() {
-        let (config, messages) = parse(#"{\#(Self.plainLayout), "sockett": {}, "handlers": {"h": {"type": "log", "timeoutSeconds": 3}}, "routes": [{"handler": "h"}]}"#)
+        let (config, messages) = parse(#"{\#(Self.plainLayout), "frobs": {}, "handlers": {"h": {"type": "log", "timeoutSeconds": 3}}, "routes": [{"handler": "h"}]}"#)
         #expect(config != nil)
-        #expect(messages.contains(#"t.json: sockett: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers and routes"#))
+        #expect(messages.contains(#"t.json: frobs: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers and routes"#))
         #expect(messages.contains(#"t.json: handlers.h.timeoutSeconds: has no effect on a log handler (it starts no process)"#))
+    }
+
+    /// Misspelt keys get the "did you mean" grid keys get, at every level of the config.
+    @Test func misspeltKeysGetAHint() {
+        let config = #"""
+            {"layouts": {"a": {"widht": 1, "width": 100, "height": 50, "direction": "ltr", "debounceMS": 5, "frobs": 1,
+                               "grid": {"cols": [{"tag": 1}]}}},
+             "sockett": {}, "intialLayout": "a", "socket": {"maxclients": 3, "allow": {"uid": [1]}},
+             "eventLog": {"paht": "e.jsonl"},
+             "handlers": {"h": {"type": "url", "comand": ["x"], "timeoutSecond": 1}},
+             "routes": [{"tag": [1], "handler": "h"}]}
+            """#
+        let (loaded, messages) = parse(config)
+        #expect(loaded != nil)
+        #expect(messages == [
+            #"t.json: sockett: unknown key ignored; did you mean "socket"?"#,
+            #"t.json: intialLayout: unknown key ignored; did you mean "initialLayout"?"#,
+            #"t.json: socket.maxclients: unknown key ignored; did you mean "maxClients"?"#,
+            #"t.json: socket.allow.uid: unknown key ignored; did you mean "uids"?"#,
+            #"t.json: eventLog.paht: unknown key ignored; did you mean "path"?"#,
+            #"t.json: layouts.a.widht: unknown key ignored; did you mean "width"?"#,
+            #"t.json: layouts.a.debounceMS: unknown key ignored; did you mean "debounceMs"?"#,
+            #"t.json: layouts.a.frobs: unknown key ignored; a layout has width, height, direction, scale, grid and debounceMs"#,
+            #"t.json: handlers.h.comand: unknown key for a url handler ignored; did you mean "command"?"#,
+            #"t.json: handlers.h.timeoutSecond: unknown key for a url handler ignored; did you mean "timeoutSeconds"?"#,
+            #"t.json: routes[0].tag: unknown key ignored; did you mean "tags"?"#,
+        ], "\(messages)")
     }
 }

@@ -242,6 +242,8 @@ import Testing
             [##"layout "home", grid 0: "right-borderline".color: expected a colour string such as "#D1D1D1", found a number"##])
         _ = Self.expectWarnings(Self.child(#"{"top-borderline": {"width": 2}}"#),
             [#"layout "home", grid 0: "top-borderline": unknown key "width" ignored; use color, thick, head, tail, offset or dash"#])
+        _ = Self.expectWarnings(Self.child(#"{"top-borderline": {"colour": "red"}}"#),
+            [#"layout "home", grid 0: "top-borderline": unknown key "colour" ignored; did you mean "color"?"#])
     }
 
     // MARK: wrap (section 2.2)
@@ -297,12 +299,22 @@ import Testing
             [g + #""matrix" and "cols" in one grid; a matrix generates its own cells"#])
     }
 
+    /// A negative margin is allowed (nothing is clamped) but warned about once, saying what it does.
+    @Test func negativeMatrixMarginWarnsOnce() throws {
+        let tree = try #require(Self.expectWarnings(Self.child(#"{"matrix": {"cols": 3, "count": 9, "margin": -2.5}}"#), [
+            #"layout "home", grid 0: "matrix"."margin": -2.5 is negative, so neighbouring cells overlap by 2.5 and the outer cells reach 2.5 past the grid's edges (taps in an overlap go to the lower-numbered cell); margin is the gap between cells and around them: use 0 or more"#
+        ]))
+        #expect(tree.count == 11)
+        _ = Self.expectWarnings(Self.child(#"{"matrix": {"cols": 3, "count": 9, "margin": 0}}"#), [])
+    }
+
     @Test func matrixWarningsAndAssignment() throws {
         let g = #"layout "home", grid 0: "#
-        let tree = try #require(Self.expectWarnings(Self.child(#"{"spacing": 4, "gravity": "centerX", "tag": 7, "name": "m", "matrix": {"cols": 2, "count": 4, "margin": 1, "tag": -1, "action-data": [null, "b", "c", "d", "e"], "colls": 3}}"#), [
+        let tree = try #require(Self.expectWarnings(Self.child(#"{"spacing": 4, "gravity": "centerX", "tag": 7, "name": "m", "matrix": {"cols": 2, "count": 4, "margin": 1, "tag": -1, "action-data": [null, "b", "c", "d", "e"], "colls": 3, "width": 1}}"#), [
             g + #""spacing" has no effect on a matrix grid"#,
             g + #""gravity" has no effect on a matrix grid"#,
-            g + #""matrix": unknown key "colls" ignored; use cols, count, rows, cell, margin, distribute, tag or action-data"#,
+            g + #""matrix": unknown key "colls" ignored; did you mean "cols"?"#,
+            g + #""matrix": unknown key "width" ignored; use cols, count, rows, cell, margin, distribute, tag or action-data"#,
         ]))
         #expect(tree.count == 6 && tree.nodes[1].axis == .matrix && tree.nodes[1].hittable)
         #expect(tree.path(of: 5) == "0/3" && tree.index(ofPath: "0/3") == 5)

@@ -26,7 +26,8 @@ extension ConfigParser {
         }
         let before = diagnostics.errors.count
         for member in members where !ConfigParser.commonHandlerKeys.contains(member.key) && !extra.contains(member.key) {
-            warning("\(path).\(member.key)", "unknown key for a \(type) handler ignored")
+            let hint = didYouMean(member.key, among: ConfigParser.commonHandlerKeys.union(extra))
+            warning("\(path).\(member.key)", "unknown key for a \(type) handler ignored\(hint)")
         }
         var handler = HandlerConfig(name: name, kind: .log)
         switch type {
@@ -115,7 +116,7 @@ extension ConfigParser {
                 continue
             }
             for member in members where member.key != "tags" && member.key != "handler" {
-                warning("\(path).\(member.key)", "unknown key ignored; a route has tags and handler")
+                warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(didYouMean(member.key, among: ["tags", "handler"]), "a route has tags and handler"))
             }
             var tags: [Int64]?
             if let tagValue = element["tags"] {

@@ -27,7 +27,8 @@ extension ConfigParser {
         }
         let before = diagnostics.errors.count
         for member in members where !ConfigParser.layoutKeys.contains(member.key) {
-            warning("\(path).\(member.key)", "unknown key ignored; a layout has width, height, direction, scale, grid and debounceMs")
+            let hint = didYouMean(member.key, among: ConfigParser.layoutKeys)
+            warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(hint, "a layout has width, height, direction, scale, grid and debounceMs"))
         }
         func number(_ key: String, default fallback: Double?, valid: (Double) -> Bool, expected: String) -> Double {
             guard let value = value[key] else {

@@ -31,7 +31,8 @@ public struct ConfigParser {
             return (nil, diagnostics)
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
-            warning(member.key, "unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers and routes")
+            let hint = didYouMean(member.key, among: ConfigParser.topKeys)
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers and routes"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
@@ -111,7 +112,8 @@ public struct ConfigParser {
                     error(path, "expected an integer from 1 to 1000000, found \(shown(member.value))")
                 }
             default:
-                warning(path, "unknown key ignored; use path, mode, allow, allowControl or maxClients")
+                let hint = didYouMean(member.key, among: ["path", "mode", "allow", "allowControl", "maxClients"])
+                warning(path, "unknown key ignored" + hintOrList(hint, "use path, mode, allow, allowControl or maxClients"))
             }
         }
         return socket
@@ -130,7 +132,7 @@ public struct ConfigParser {
         var list = PeerAllowList(uids: [], gids: [])
         for member in members {
             guard member.key == "uids" || member.key == "gids" else {
-                warning("\(path).\(member.key)", "unknown key ignored; use uids or gids")
+                warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(didYouMean(member.key, among: ["uids", "gids"]), "use uids or gids"))
                 continue
             }
             var ids: [UInt32] = []
@@ -164,7 +166,7 @@ public struct ConfigParser {
                         error("eventLog.path", "expected a non-empty string (a file path), found \(shown(member.value))")
                     }
                 } else {
-                    warning("eventLog.\(member.key)", "unknown key ignored; use path")
+                    warning("eventLog.\(member.key)", "unknown key ignored" + hintOrList(didYouMean(member.key, among: ["path"]), "use path"))
                 }
             }
             return setting

@@ -19,7 +19,8 @@ extension GridParser {
             return .some(number)
         }
         for member in members where !GridParser.matrixKeys.contains(member.key) {
-            warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored; use cols, count, rows, cell, margin, distribute, tag or action-data")
+            let hint = hintOrList(didYouMean(member.key, among: GridParser.matrixKeys), "use cols, count, rows, cell, margin, distribute, tag or action-data")
+            warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored\(hint)")
         }
         let cols = integer("cols", minimum: 1)
         let count = integer("count", minimum: 0)
@@ -58,6 +59,12 @@ extension GridParser {
                 break
             }
             mode = .margin(m.double)
+            if m.double < 0 {
+                // Allowed (grid-semantics section 6: nothing is clamped), but never what a nine-grid
+                // wants: one warning here instead of one overlap warning per pair of cells.
+                let overlap = formatNumber(-m.double)
+                warning(node, "\(context)\"margin\": \(shown(margin)) is negative, so neighbouring cells overlap by \(overlap) and the outer cells reach \(overlap) past the grid's edges (taps in an overlap go to the lower-numbered cell); margin is the gap between cells and around them: use 0 or more")
+            }
         }
 
         var tag: Int64?

@@ -357,17 +357,14 @@ public struct GridParser {
                 default: line.dash = number.double
                 }
             default:
-                warning(node, "\"\(key)\": unknown key \(jsonEscaped(member.key)) ignored; use color, thick, head, tail, offset or dash")
+                let hint = didYouMean(member.key, among: ["color", "thick", "head", "tail", "offset", "dash"])
+                warning(node, "\"\(key)\": unknown key \(jsonEscaped(member.key)) ignored\(hintOrList(hint, "use color, thick, head, tail, offset or dash"))")
             }
         }
         return ok ? line : nil
     }
 
-    func suggestion(for key: String) -> String {
-        let best = GridParser.knownKeys.map { ($0, editDistance($0, key)) }.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
-        guard let best, best.1 <= 2 else { return "" }
-        return "; did you mean \(jsonEscaped(best.0))?"
-    }
+    func suggestion(for key: String) -> String { didYouMean(key, among: GridParser.knownKeys) }
 }
 
 /// Levenshtein distance, for "did you mean" hints on misspelt keys.

@@ -59,8 +59,7 @@ struct DaemonCommands {
                 if json { console.line(text) }
                 let code = reply["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "error"
                 let message = reply["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? text
-                let layouts = code == "unknown_layout" ? socket.map(layoutList) ?? "" : ""
-                console.error("\(code): \(message)\(layouts)")
+                console.error("\(code): \(message)")
                 return TapgridCLIMain.failure
             }
             console.line(json ? text : human(reply))

@@ -34,14 +34,14 @@ struct ReplayCommand {
             do {
                 client = try DaemonClient(path: socket, timeoutSeconds: 30)
             } catch {
-                console.error("\(error.description) (is tapgridd running?)")
+                console.error(SocketProblem.connectFailed(error, socket: socket))
                 return TapgridCLIMain.unavailable
             }
         } else {
             let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
-            let (config, diagnostics) = ConfigLoader.load(path: path)
+            let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.replay))
             guard let config else {
-                for error in diagnostics.errors { console.err("error: \(error)\n") }
+                for error in diagnostics.errors { console.error(error.description) }
                 return TapgridCLIMain.failure
             }
             // The daemon's own engine: replay hit-tests and routes exactly as tapgridd would.

@@ -43,7 +43,7 @@ public enum TapgridDaemonMain {
                 Stderr.write("\(diagnostic.severity.rawValue): \(diagnostic.description)\n")
             }
             guard let config, !diagnostics.hasErrors else { return 1 }
-            Stderr.write("\(configPath): valid, \(config.layouts.count) layout(s)\n")
+            Stderr.write("\(configPath): valid, \(counted(config.layouts.count, "layout"))\n")
             return 0
         }
 

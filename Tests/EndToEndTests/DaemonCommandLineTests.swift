@@ -35,6 +35,6 @@ import Testing
         let result = try tapgridd(["--check", "--config", dir + "/c.json"])
         #expect(result.code == 0)
         #expect(result.err.contains(#"warning: \#(dir)/c.json: layout "a", grid 1: overlaps its sibling 2"#))
-        #expect(result.err.hasSuffix("\(dir)/c.json: valid, 1 layout(s)\n"))
+        #expect(result.err.hasSuffix("\(dir)/c.json: valid, 1 layout\n"))
     }
 }

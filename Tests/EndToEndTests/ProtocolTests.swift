@@ -98,7 +98,7 @@ extension EndToEnd {
             ("[1, 2]", "bad_request", "a request must be a JSON object"),
             ("{\"op\": 5}", "bad_request", "\"op\" must be a string"),
             ("{\"op\": \"explode\"}", "unknown_op", nil),
-            ("{\"x\": 1, \"y\": 2, \"layout\": \"nope\"}", "unknown_layout", "unknown layout \"nope\""),
+            ("{\"x\": 1, \"y\": 2, \"layout\": \"nope\"}", "unknown_layout", "unknown layout \"nope\"; the layouts are \"deb\", \"home\", \"kids\", \"other\""),
         ]
         for (request, code, message) in cases {
             let reply = try c.request(request)

@@ -83,6 +83,11 @@ public final class ActiveConfig {
     /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
 
+    /// The `unknown_layout` message: `unknown layout "nope"; the layouts are "home", "other"`.
+    public func unknownLayout(_ name: String) -> String {
+        "unknown layout \(jsonEscaped(name)); the layouts are " + layouts.map { jsonEscaped($0.name) }.joined(separator: ", ")
+    }
+
     /// `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
     public func tail(handler slot: Int32, outcome: Outcome) -> [UInt8] {
         tails[(Int(slot) + 1) * outcomes + outcome.rawValue]

@@ -97,7 +97,7 @@ final class TapService: LineHandler {
         }
         let before = engine.currentLayout
         guard engine.use(layout: name) else {
-            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(name))", id: id, out)
+            ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(name), id: id, out)
             return
         }
         if engine.currentLayout != before { log.info("layout \(name) is current (op use)") }
@@ -121,7 +121,7 @@ final class TapService: LineHandler {
             return
         }
         guard let layout = engine.layoutIndex(for: request.layout) else {
-            ReplyWriter.error(.unknownLayout, "unknown layout \(jsonEscaped(request.layout!))", id: id, out)
+            ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(request.layout!), id: id, out)
             return
         }
         var decision: TapDecision

@@ -22,6 +22,9 @@ public struct PassedDescriptor: Hashable, Sendable {
 /// `LISTEN_PID` already keeps any other process from taking the descriptors, and the daemon's
 /// children get an allow-listed environment that never holds `LISTEN_*`.
 public enum PassedSockets {
+    /// The first passed descriptor's number, 3 (`SD_LISTEN_FDS_START`); the rest follow it.
+    public static let firstDescriptor: CInt = SD_LISTEN_FDS_START
+
     /// The passed descriptors, in order, each marked close-on-exec by libsystemd. Empty when
     /// nothing was passed or `LISTEN_PID` is another process. Call once, at start.
     /// The corresponding C function is `sd_listen_fds_with_names(0, &names)`.

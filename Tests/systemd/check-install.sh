@@ -4,7 +4,8 @@
 #  - the exact list of files and their modes, default PREFIX /usr/local;
 #  - both programs run with an empty environment, and ldd shows no Swift library (static runtime);
 #  - the units name $(PREFIX)/bin/tapgridd (rewritten for PREFIX=/usr), the config path stays;
-#  - the example config is installed, passes `tapgrid check`, and is kept on a second install;
+#  - the example config is installed, passes `tapgrid check`, shows the same layouts as
+#    examples/tapgrid.json, and is kept on a second install;
 #  - `make uninstall` leaves only the config.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,6 +40,16 @@ done
 if out=$(env -i "$W/a/usr/local/bin/tapgrid" check "$W/a/etc/tapgrid/tapgrid.json" 2>&1); then pass "tapgrid check on the installed config: $(tail -1 <<<"$out")"
 else echo "$out"; fail "tapgrid check on the installed config"; fi
 if cmp -s examples/installed/tapgrid.json "$W/a/etc/tapgrid/tapgrid.json"; then pass "installed config is examples/installed/tapgrid.json"; else fail "installed config differs from examples/installed/tapgrid.json"; fi
+
+# The installed example is the checkout's example with absolute paths: the same layouts.
+same=1
+for layout in home settings; do
+  a=$("$W/a/usr/local/bin/tapgrid" show examples/tapgrid.json --layout $layout --format json) || same=
+  b=$("$W/a/usr/local/bin/tapgrid" show "$W/a/etc/tapgrid/tapgrid.json" --layout $layout --format json) || same=
+  [ -n "$a" ] && [ "$a" = "$b" ] || same=
+done
+[ -n "$same" ] && pass "installed config resolves to the same layouts as examples/tapgrid.json" \
+  || fail "examples/installed/tapgrid.json and examples/tapgrid.json resolve to different layouts"
 
 exec_start=$(grep '^ExecStart=' "$W/a/usr/local/lib/systemd/system/tapgridd.service")
 [ "$exec_start" = "ExecStart=/usr/local/bin/tapgridd --config /etc/tapgrid/tapgrid.json" ] && pass "system unit: $exec_start" || fail "system unit: $exec_start"

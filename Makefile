@@ -2,12 +2,26 @@
 SWIFT      ?= swift
 JOBS       ?= 2
 PREFIX     ?= /usr/local
-# Debian packages the tests need beyond the Swift toolchain (installed by `make deps` when
-# missing): python3 for the access tests' client, procps for `ps` in the child tests.
-DEB_PACKAGES ?= python3 procps
+# Debian packages the build and tests need beyond the Swift toolchain (installed by `make deps`
+# when missing): python3 for the access tests' client, procps for `ps` in the child tests and
+# /bin/kill (ExecReload=), libsystemd-dev + pkg-config for the CSystemd module, systemd for
+# systemd-analyze and the end-to-end run under a real systemd, util-linux for unshare/nsenter/
+# setpriv there.
+DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux
 BIN        := .build/debug
+# Release builds link the Swift runtime in statically, so the installed programs run on a kiosk
+# without the toolchain (ldd shows only libc, libm, libstdc++, libgcc_s and, once the daemon
+# uses it, libsystemd).
+RELEASE_FLAGS := -c release --static-swift-stdlib
+# Where `make install` puts things (under $(DESTDIR)); the units name $(PREFIX)/bin/tapgridd.
+BINDIR      = $(PREFIX)/bin
+UNITDIR     = $(PREFIX)/lib/systemd/system
+USERUNITDIR = $(PREFIX)/lib/systemd/user
+SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
+DOCDIR      = $(PREFIX)/share/doc/tapgrid
+CONFDIR     = /etc/tapgrid
 
-.PHONY: all build release deps test run bench install clean check-example
+.PHONY: all build release deps test test-systemd test-install test-systemd-e2e run bench install uninstall clean check-example
 
 all: build
 
@@ -23,7 +37,8 @@ build: deps
 	$(SWIFT) build -j $(JOBS)
 
 release: deps
-	$(SWIFT) build -j $(JOBS) -c release
+	$(SWIFT) build -j $(JOBS) $(RELEASE_FLAGS) --product tapgridd
+	$(SWIFT) build -j $(JOBS) $(RELEASE_FLAGS) --product tapgrid
 
 # Every suite: unit, system, arguments, CLI and end-to-end (these run the built binaries).
 # One test at a time: several suites count this process's descriptors and children, which
@@ -35,6 +50,21 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
+	$(MAKE) test-systemd test-install
+
+# The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
+test-systemd: build
+	Tests/systemd/check-units.sh $(BIN)/tapgridd
+
+# `make install` and `make uninstall` into a scratch DESTDIR, checked file by file.
+test-install: release
+	Tests/systemd/check-install.sh
+
+# The units under a real systemd 252 as PID 1 of private namespaces (root, cgroup2, overlayfs;
+# skips with a message where they are missing). Not part of `make test` until the daemon speaks
+# sd_notify and takes the passed socket; E2E_MODE=legacy checks the harness with today's daemon.
+test-systemd-e2e: release
+	Tests/systemd/run-systemd-e2e.sh || [ $$? = 77 ]
 
 # The daemon in the foreground on examples/tapgrid.json; socket and event log in ./run/.
 run: build
@@ -51,14 +81,46 @@ check-example: build
 bench: DEB_PACKAGES += gcc
 bench: deps
 	$(SWIFT) build -j $(JOBS) -c release --product tapgrid-bench
-	$(SWIFT) build -j $(JOBS) -c release --product tapgridd
+	$(SWIFT) build -j $(JOBS) $(RELEASE_FLAGS) --product tapgridd
 	.build/release/tapgrid-bench
 	@echo
 	python3 Benchmarks/daemon-bench.py
 
+# Both programs, the units (their /usr/local paths rewritten to $(PREFIX)), the sysusers file,
+# the README, and the example config only where /etc/tapgrid/tapgrid.json does not exist yet.
+# Without DESTDIR, as root, it also creates the group tapgrid-clients with systemd-sysusers.
 install: release
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)/tapgridd.service.d $(DESTDIR)$(USERUNITDIR) \
+	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(BINDIR)/
+	for unit in tapgridd.service tapgridd.socket tapgridd.service.d/touch.conf; do \
+	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; done
+	for unit in tapgridd.service tapgridd.socket; do \
+	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; done
+	install -m 0644 systemd/sysusers.d/tapgrid.conf $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	@if [ -e $(DESTDIR)$(CONFDIR)/tapgrid.json ]; then \
+	  echo "kept the existing $(DESTDIR)$(CONFDIR)/tapgrid.json"; \
+	else \
+	  echo "install -D -m 0644 examples/installed/tapgrid.json $(DESTDIR)$(CONFDIR)/tapgrid.json"; \
+	  install -D -m 0644 examples/installed/tapgrid.json $(DESTDIR)$(CONFDIR)/tapgrid.json; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null; then \
+	  echo "systemd-sysusers $(SYSUSERSDIR)/tapgrid.conf"; systemd-sysusers $(SYSUSERSDIR)/tapgrid.conf; \
+	fi
+	@echo "next: systemctl daemon-reload && systemctl enable --now tapgridd.socket"
+
+# Removes what `make install` put there except the config (yours now), the event log in
+# /var/lib/tapgrid and the group tapgrid-clients. Stop the units first.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tapgridd $(DESTDIR)$(BINDIR)/tapgrid
+	rm -f $(DESTDIR)$(UNITDIR)/tapgridd.service $(DESTDIR)$(UNITDIR)/tapgridd.socket \
+	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/touch.conf
+	rmdir $(DESTDIR)$(UNITDIR)/tapgridd.service.d 2>/dev/null || true
+	rm -f $(DESTDIR)$(USERUNITDIR)/tapgridd.service $(DESTDIR)$(USERUNITDIR)/tapgridd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	@echo "kept $(DESTDIR)$(CONFDIR)/tapgrid.json, /var/lib/tapgrid and the group tapgrid-clients"
 
 clean:
 	rm -rf .build run

@@ -10,6 +10,10 @@ let package = Package(
         .target(name: "CShims", cSettings: [.define("_GNU_SOURCE")]),
         // The only module that calls libc: fds, sockets, epoll, signals, spawn, files.
         .target(name: "TapgridSystem", dependencies: ["CShims"]),
+        // libsystemd (sd-daemon, sd-journal) through pkg-config; only a module map and a header.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // The only module that imports CSystemd: notifications, watchdog, passed sockets, journal.
+        .target(name: "TapgridSystemd", dependencies: ["CSystemd", "TapgridSystem"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
@@ -27,6 +31,7 @@ let package = Package(
             name: "TapgridCoreTests", dependencies: ["TapgridCore"],
             resources: [.copy("Fixtures")]),
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
+        .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.

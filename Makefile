@@ -120,12 +120,14 @@ uninstall:
 	rm -f $(DESTDIR)$(USERUNITDIR)/tapgridd.service $(DESTDIR)$(USERUNITDIR)/tapgridd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md
 	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid \
+	  $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1 $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8
 	@echo "kept $(DESTDIR)$(CONFDIR)/tapgrid.json, /var/lib/tapgrid and the group tapgrid-clients"
 
 clean:
 	rm -rf .build run
 
-# ---- CLI docs (branch cli): shell completions and manual pages ---------------------------------
+# ---- Shell completions and manual pages -------------------------------------------------------
 # Generated at install time by the release binaries from their own help texts (nothing generated is
 # committed): `tapgrid --generate-completion-script bash|zsh|fish`, `tapgrid --generate-manual`
 # (tapgrid.1), `tapgridd --generate-manual` (tapgridd.8). DOCS_BIN names the folder of the binaries.
@@ -155,4 +157,3 @@ example-svg: build
 
 # The completion tests run the real shells and the manual test groff: `make test` installs them.
 test: DEB_PACKAGES += zsh fish groff-base
-# ---- end of CLI docs ------------------------------------------------------------------------------

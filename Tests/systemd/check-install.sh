@@ -24,7 +24,12 @@ expected='644 ./etc/tapgrid/tapgrid.json
 644 ./usr/local/lib/systemd/user/tapgridd.service
 644 ./usr/local/lib/systemd/user/tapgridd.socket
 644 ./usr/local/lib/sysusers.d/tapgrid.conf
+644 ./usr/local/share/bash-completion/completions/tapgrid
 644 ./usr/local/share/doc/tapgrid/README.md
+644 ./usr/local/share/fish/vendor_completions.d/tapgrid.fish
+644 ./usr/local/share/man/man1/tapgrid.1
+644 ./usr/local/share/man/man8/tapgridd.8
+644 ./usr/local/share/zsh/site-functions/_tapgrid
 755 ./usr/local/bin/tapgrid
 755 ./usr/local/bin/tapgridd'
 got=$(files "$W/a")

@@ -50,7 +50,7 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-systemd test-install
+	$(MAKE) test-systemd test-install test-systemd-e2e
 
 # The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
 test-systemd: build
@@ -61,8 +61,8 @@ test-install: release
 	Tests/systemd/check-install.sh
 
 # The units under a real systemd 252 as PID 1 of private namespaces (root, cgroup2, overlayfs;
-# skips with a message where they are missing). Not part of `make test` until the daemon speaks
-# sd_notify and takes the passed socket; E2E_MODE=legacy checks the harness with today's daemon.
+# skips with a message where they are missing); part of `make test`. E2E_MODE=legacy runs the
+# harness with a daemon that does not speak sd_notify.
 test-systemd-e2e: release
 	Tests/systemd/run-systemd-e2e.sh || [ $$? = 77 ]
 

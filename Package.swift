@@ -19,7 +19,7 @@ let package = Package(
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments"]),
         // The command-line tool as a library: takes arguments, returns an exit code.
         .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),

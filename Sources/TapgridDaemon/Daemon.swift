@@ -1,6 +1,7 @@
 import TapgridConfig
 import TapgridCore
 import TapgridSystem
+import TapgridSystemd
 
 /// The composition root: builds the loop, the socket server, the tap service, the child
 /// supervisor and the event log, wires them, and carries out the `Lifecycle`'s actions for
@@ -14,6 +15,7 @@ final class Daemon: LoopHandler {
     let server: SocketServer
     let service: TapService
     let eventLog: EventLog
+    private let manager: ServiceManager
     private let signals: SignalFD
     private let wake: EventFD
     private let reloader: Reloader
@@ -24,13 +26,18 @@ final class Daemon: LoopHandler {
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
+    /// How often `STATUS=` is brought up to date (taps are counted there, not sent per tap).
+    private static let statusNanos: UInt64 = 2_000_000_000
 
+    /// - Parameter socketPath: the socket file we created (removed at shutdown if it is still
+    ///   ours), nil when systemd passed the socket (systemd owns it).
     init(
-        config: Config, configPath: String, socketPath: String, listener: consuming OwnedFD,
-        signals: consuming SignalFD, log: LogSink, environment: [String: String]
+        config: Config, configPath: String, socketPath: String?, listener: consuming OwnedFD,
+        signals: consuming SignalFD, log: LogSink, manager: ServiceManager, environment: [String: String]
     ) throws(Errno) {
         self.configPath = configPath
         self.log = log
+        self.manager = manager
         self.environment = environment
         self.signals = signals
         loop = try EventLoop()
@@ -52,6 +59,8 @@ final class Daemon: LoopHandler {
         try loop.register(self.signals.fd.rawValue, for: .control, token: Self.signalsToken, events: .readable)
         try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
         loop.onDeadline(.shutdown) { [unowned self] in progress() }
+        loop.onDeadline(.watchdog) { [unowned self] in pingWatchdog() }
+        loop.onDeadline(.status) { [unowned self] in refreshStatus() }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
     }
 
@@ -66,6 +75,8 @@ final class Daemon: LoopHandler {
     /// - Returns: the exit code (0 after a graceful shutdown, 1 if epoll itself failed).
     func run() -> Int32 {
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
+        if manager.watchdogPingNanos != nil { pingWatchdog() }
+        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
         do throws(Errno) {
             try loop.run { lifecycle.phase == .stopped }
         } catch {
@@ -110,6 +121,9 @@ final class Daemon: LoopHandler {
     private func perform(_ actions: [Lifecycle.Action]) {
         for action in actions {
             switch action {
+            case .notifyReady: manager.ready(status: statusText())
+            case .notifyReloading(let usec): manager.notify([.reloading(monotonicMicroseconds: usec)])
+            case .notifyStopping: manager.notify([.stopping])
             case .log(.info, let message): log.info(message)
             case .log(.warning, let message): log.warning(message)
             case .startLoad: reloader.start(path: configPath)
@@ -125,6 +139,27 @@ final class Daemon: LoopHandler {
         let now = Clock.monotonicNanos()
         loop.schedule(.shutdown, at: lifecycle.nextCheck(now: now))
         loop.afterBatch = lifecycle.isStopping && lifecycle.phase != .stopped ? { [unowned self] in progress() } : nil
+    }
+
+    // MARK: - systemd
+
+    /// `WATCHDOG=1`, sent from the loop itself: a loop that stalls stops pinging and systemd
+    /// restarts the service.
+    private func pingWatchdog() {
+        guard let interval = manager.watchdogPingNanos else { return }
+        manager.notify([.watchdog])
+        loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
+    }
+
+    private func refreshStatus() {
+        if !lifecycle.isStopping { manager.status(statusText()) }
+        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
+    }
+
+    /// `STATUS=`: the current layout, generation and taps; after a refused reload, why.
+    private func statusText() -> String {
+        if let failure = lifecycle.reloadFailure { return "reload failed: " + failure }
+        return "layout \(service.engine.currentLayoutName), generation \(service.generation), \(counted(Int(service.engine.seq), "tap"))"
     }
 
     /// While stopping: moves on once clients took their replies and children are gone.
@@ -187,7 +222,7 @@ final class Daemon: LoopHandler {
         service.swap(to: new, generation: service.generation + 1)
         server.admission = Self.admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
-        log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)")
+        log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)", kind: .reload)
         return nil
     }
 }

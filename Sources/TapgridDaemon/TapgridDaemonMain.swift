@@ -1,7 +1,9 @@
 import TapgridArguments
 import TapgridConfig
 import TapgridCore
+import Synchronization
 import TapgridSystem
+import TapgridSystemd
 
 /// `tapgridd`'s entry point as a library function, so the executable is one line.
 public enum TapgridDaemonMain {
@@ -33,7 +35,9 @@ public enum TapgridDaemonMain {
             return UsageError.exitCode
         }
         let environment = CurrentProcess.environment()
-        let log = LogSink(verbose: options.verbose, journal: environment["JOURNAL_STREAM"] != nil)
+        let log = LogSink(
+            verbose: options.verbose, journal: Journal.standardErrorIsJournal(),
+            priorityPrefixes: environment["JOURNAL_STREAM"] != nil)
         let configPath = DefaultPaths.configPath(cli: options.config, environment: environment)
 
         if options.check {
@@ -69,7 +73,8 @@ public enum TapgridDaemonMain {
             log.warning("cannot raise the descriptor limit: \(error)")
         }
 
-        let (loaded, diagnostics) = ConfigLoader.load(path: configPath)
+        let manager = ServiceManager(log: log)
+        let (loaded, diagnostics) = loadInitialConfig(path: configPath, manager: manager)
         for warning in diagnostics.warnings { log.warning(warning.description) }
         guard let config = loaded, !diagnostics.hasErrors else {
             for error in diagnostics.errors { log.error(error.description) }
@@ -77,28 +82,71 @@ public enum TapgridDaemonMain {
             return 1
         }
 
-        let socketPath = DefaultPaths.socketPath(
-            cli: options.socket, environment: environment, configSocketPath: config.socket.path)
+        // The socket: the one systemd passes (socket activation), else our own.
         let listener: OwnedFD
-        do throws(SystemError) {
-            listener = try UnixSocket.listen(path: socketPath, mode: config.socket.mode, backlog: 1024)
+        let ownSocket: String?
+        let listening: String
+        do throws(SystemdError) {
+            if let passed = try PassedSockets.listener() {
+                try PassedSockets.checkUnixStreamListener(passed)
+                do throws(SystemError) {
+                    listener = try UnixSocket.adoptListener(passed.fd)
+                } catch {
+                    log.error(error.description)
+                    return 1
+                }
+                ownSocket = nil
+                listening = "the socket systemd passed (\(passed.name))"
+            } else {
+                let path = DefaultPaths.socketPath(
+                    cli: options.socket, environment: environment, configSocketPath: config.socket.path)
+                do throws(SystemError) {
+                    listener = try UnixSocket.listen(path: path, mode: config.socket.mode, backlog: 1024)
+                } catch {
+                    log.error(error.description)
+                    return 1
+                }
+                ownSocket = path
+                listening = path
+            }
         } catch {
-            log.error(error.description)
+            log.error("socket activation: \(error)")
             return 1
         }
         let daemon: Daemon
         do throws(Errno) {
             daemon = try Daemon(
-                config: config, configPath: configPath, socketPath: socketPath, listener: listener,
-                signals: signals, log: log, environment: environment)
+                config: config, configPath: configPath, socketPath: ownSocket, listener: listener,
+                signals: signals, log: log, manager: manager, environment: environment)
         } catch {
             log.error("cannot set up the event loop: \(error)")
-            try? Files.remove(socketPath)
+            if let ownSocket { try? Files.remove(ownSocket) }
             return 1
         }
         log.info(
-            "listening on \(socketPath) (config \(configPath), generation 1, layout \(daemon.service.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
+            "listening on \(listening) (config \(configPath), generation 1, layout \(daemon.service.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
         )
         return daemon.run()
+    }
+
+    /// Loads the config at start. Under systemd, on a worker thread while this one tells systemd
+    /// every second that start-up goes on (`EXTEND_TIMEOUT_USEC`), so a huge config is not
+    /// killed by `TimeoutStartSec=`; otherwise inline.
+    static func loadInitialConfig(path: String, manager: ServiceManager) -> (Config?, Diagnostics) {
+        guard CurrentProcess.environment("NOTIFY_SOCKET") != nil, let done = try? EventFD() else {
+            return ConfigLoader.load(path: path)
+        }
+        let result = Mutex<LoadResult?>(nil)
+        let notifier = done.notifier
+        Threads.detach {
+            let (config, diagnostics) = ConfigLoader.load(path: path)
+            result.withLock { $0 = LoadResult(config: config, diagnostics: diagnostics) }
+            notifier.signal()
+        }
+        while !done.wait(timeoutMilliseconds: 1000) {
+            manager.notify([.extendTimeout(microseconds: 5_000_000), .status("loading \(path)")])
+        }
+        let loaded = result.withLock { $0 }!
+        return (loaded.config, loaded.diagnostics)
     }
 }

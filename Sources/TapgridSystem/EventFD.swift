@@ -33,6 +33,15 @@ public struct EventFD: ~Copyable {
     }
 
     /// Wakes an `EventFD` from any thread.
+    /// Waits until the eventfd was signalled or `timeoutMilliseconds` passed (it is not drained).
+    /// The corresponding C function is `poll`.
+    /// - Returns: whether it was signalled.
+    public func wait(timeoutMilliseconds: CInt) -> Bool {
+        var entry = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
+        let ready = (try? retryingEINTR { poll(&entry, 1, timeoutMilliseconds) }) ?? 0
+        return ready > 0
+    }
+
     public struct Notifier: Sendable {
         /// The eventfd descriptor (not owned).
         public let rawValue: CInt

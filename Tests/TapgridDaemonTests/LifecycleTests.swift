@@ -8,24 +8,29 @@ import Testing
 
     @Test func startsThenReloadsOneAtATime() {
         var lifecycle = Lifecycle()
-        #expect(lifecycle.handle(.started, now: 0) == [])
+        #expect(lifecycle.handle(.started, now: 0) == [.notifyReady])
         #expect(lifecycle.phase == .running)
-        #expect(lifecycle.handle(.reloadRequested, now: 1) == [.startLoad])
+        #expect(lifecycle.handle(.reloadRequested, now: 1_000_000) == [.notifyReloading(monotonicMicroseconds: 1000), .startLoad])
         // Asked again while loading: one more load after this one, not two.
         #expect(lifecycle.handle(.reloadRequested, now: 2) == [])
         #expect(lifecycle.handle(.reloadRequested, now: 3) == [])
         #expect(lifecycle.handle(.reloadFinished(failure: nil), now: 4) == [.startLoad])
         #expect(lifecycle.loading)
-        #expect(lifecycle.handle(.reloadFinished(failure: "bad"), now: 5) == [])
-        #expect(!lifecycle.loading)
+        // READY=1 once the last load is done, whether it was taken or refused.
+        #expect(lifecycle.handle(.reloadFinished(failure: "bad"), now: 5) == [.notifyReady])
+        #expect(!lifecycle.loading && lifecycle.reloadFailure == "bad")
         #expect(lifecycle.handle(.reloadFinished(failure: nil), now: 6) == [])  // none running: ignored
+        #expect(lifecycle.reloadFailure == "bad")
+        _ = lifecycle.handle(.reloadRequested, now: 7)
+        #expect(lifecycle.handle(.reloadFinished(failure: nil), now: 8) == [.notifyReady])
+        #expect(lifecycle.reloadFailure == nil)
     }
 
     @Test func gracefulStopDrainsThenStopsChildren() {
         var lifecycle = Lifecycle()
         _ = lifecycle.handle(.started, now: 0)
         #expect(lifecycle.handle(.stopRequested(signal: "SIGTERM"), now: 10) == [
-            .log(.info, "SIGTERM: shutting down"), .stopAccepting, .stopChildren(graceNanos: Lifecycle.childGraceNanos), .drainClients,
+            .notifyStopping, .log(.info, "SIGTERM: shutting down"), .stopAccepting, .stopChildren(graceNanos: Lifecycle.childGraceNanos), .drainClients,
         ])
         #expect(lifecycle.phase == .draining(deadline: 10 + Lifecycle.drainNanos))
         #expect(lifecycle.nextCheck(now: 10) == 10 + Lifecycle.pollNanos)
@@ -66,5 +71,6 @@ import Testing
         _ = lifecycle.handle(.started, now: 0)
         _ = lifecycle.handle(.stopRequested(signal: "SIGTERM"), now: 0)
         #expect(lifecycle.handle(.reloadRequested, now: 1) == [.startLoad])
+        #expect(lifecycle.handle(.reloadFinished(failure: nil), now: 2) == [])  // no READY=1 while stopping
     }
 }

@@ -168,11 +168,12 @@ fi
 GID=$(IN getent group tapgrid-clients | cut -d: -f3)
 if [ "$MODE" = full ]; then
   out=$(IN setpriv --reuid=4242 --regid=4242 --groups="$GID" timeout 20 /usr/local/bin/tapgrid tap 700 440 --socket "$SOCK" --json 2>&1); rc=$?
-  [ $rc = 0 ] && grep -q '"outcome":"dispatched"' <<<"$out" && pass "uid 4242 in tapgrid-clients (gid $GID): dispatched" \
+  # Served (the same grid a moment ago: the example's debounce may answer "suppressed").
+  [ $rc = 0 ] && grep -Eq '"seq":[0-9]+,.*"outcome":"(dispatched|suppressed)"' <<<"$out" && pass "uid 4242 in tapgrid-clients (gid $GID): served" \
     || fail "uid 4242 in tapgrid-clients: rc $rc $out"
 fi
 out=$(IN setpriv --reuid=4243 --regid=4243 --clear-groups timeout 20 /usr/local/bin/tapgrid tap 700 440 --socket "$SOCK" 2>&1); rc=$?
-if [ $rc = 69 ] && grep -q "Permission denied (errno 13)" <<<"$out"; then pass "uid 4243 outside tapgrid-clients refused: exit 69, $out"
+if [ $rc = 69 ] && grep -q "permission denied: the socket (owner root, group tapgrid-clients, mode 0660)" <<<"$out"; then pass "uid 4243 outside tapgrid-clients refused: exit 69, $out"
 else fail "uid 4243 outside tapgrid-clients: rc $rc $out"; fi
 
 # 4. A script handler's child runs inside the sandbox; its output reaches the journal.

@@ -38,6 +38,12 @@ struct Lifecycle: Equatable {
     /// What the daemon must do, in order.
     enum Action: Equatable {
         case log(LogLevel, String)
+        /// Tell the service manager the daemon serves (`READY=1` with the current `STATUS=`).
+        case notifyReady
+        /// Tell the service manager a reload started (`RELOADING=1`, `MONOTONIC_USEC=`).
+        case notifyReloading(monotonicMicroseconds: UInt64)
+        /// Tell the service manager the daemon is stopping (`STOPPING=1`).
+        case notifyStopping
         /// Load the config off the loop thread.
         case startLoad
         /// Stop accepting connections and close the listener.
@@ -65,6 +71,8 @@ struct Lifecycle: Equatable {
     private(set) var loading = false
     /// Another load must follow it (asked for while it ran: the file may have changed since).
     private(set) var loadAgain = false
+    /// The last reload's errors when it was refused, until a load succeeds (`STATUS=` says so).
+    private(set) var reloadFailure: String?
 
     var isStopping: Bool {
         switch phase {
@@ -86,7 +94,7 @@ struct Lifecycle: Equatable {
         case .started:
             guard phase == .starting else { return [] }
             phase = .running
-            return []
+            return [.notifyReady]
         case .reloadRequested:
             if phase == .stopped { return [] }
             if loading {
@@ -94,21 +102,23 @@ struct Lifecycle: Equatable {
                 return []
             }
             loading = true
-            return [.startLoad]
-        case .reloadFinished:
+            // Not while stopping: systemd is told STOPPING, and a reload then is only answered.
+            return isStopping ? [.startLoad] : [.notifyReloading(monotonicMicroseconds: now / 1000), .startLoad]
+        case .reloadFinished(let failure):
             guard loading else { return [] }
+            reloadFailure = failure
             if loadAgain && phase != .stopped {
                 loadAgain = false
                 return [.startLoad]
             }
             loading = false
             loadAgain = false
-            return []
+            return isStopping ? [] : [.notifyReady]
         case .stopRequested(let signal):
             switch phase {
             case .starting, .running:
                 phase = .draining(deadline: now + Self.drainNanos)
-                return [.log(.info, "\(signal): shutting down"), .stopAccepting,
+                return [.notifyStopping, .log(.info, "\(signal): shutting down"), .stopAccepting,
                         .stopChildren(graceNanos: Self.childGraceNanos), .drainClients]
             case .draining, .stopping:
                 phase = .stopped

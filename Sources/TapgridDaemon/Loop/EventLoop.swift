@@ -19,6 +19,10 @@ enum Deadline: Int, CaseIterable {
     case children
     /// The shutdown phase's next check.
     case shutdown
+    /// The next `WATCHDOG=1` to systemd.
+    case watchdog
+    /// The next look at whether systemd's `STATUS=` is out of date.
+    case status
 }
 
 /// Receives the events of the descriptors it registered.

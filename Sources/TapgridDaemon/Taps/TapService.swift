@@ -1,5 +1,6 @@
 import TapgridCore
 import TapgridSystem
+import TapgridSystemd
 
 /// Answers request lines: taps and hit-tests go to the `TapEngine`, whose decisions this carries
 /// out (the log record, the child, the event-log record before the reply); `status`, `layouts`,
@@ -187,15 +188,37 @@ final class TapService: LineHandler {
         }
     }
 
-    /// A `log` handler's record: one structured line, its grid's part prebuilt.
+    /// A `log` handler's record: one line, its grid's part prebuilt (in the journal, with
+    /// `TAPGRID_*` fields).
     private func writeLogRecord(_ decision: TapDecision) {
         let target = decision.target!
+        let tail = engine.active.logTail(layout: decision.layout, grid: target.grid, slot: target.info)
+        if log.journal {
+            journalLogRecord(decision, tail: tail)
+            return
+        }
         logLine.removeAll()
         log.appendPrefix(.info, to: logLine)
         logLine.append("tap seq=")
         logLine.append(uint: decision.seq)
-        logLine.append(engine.active.logTail(layout: decision.layout, grid: target.grid, slot: target.info))
+        logLine.append(tail)
         log.writeLine(logLine)
+    }
+
+    private func journalLogRecord(_ decision: TapDecision, tail: [UInt8]) {
+        let active = engine.active
+        let target = decision.target!
+        let layout = active.layouts[decision.layout]
+        let info = layout.tree.infos[target.info]
+        let message = "tap seq=\(decision.seq)" + String(decoding: tail.dropLast(), as: UTF8.self)
+        log.record(.info, message, kind: .tap) { entry in
+            entry.append("TAPGRID_SEQ", decision.seq)
+            entry.append("TAPGRID_LAYOUT", layout.name)
+            entry.append("TAPGRID_OUTCOME", "dispatched")
+            entry.append("TAPGRID_GRID", layout.tree.path(of: target.grid))
+            if info.tag != 0 { entry.append("TAPGRID_TAG", info.tag) }
+            entry.append("TAPGRID_HANDLER", active.config.handlers[Int(target.handler)].name)
+        }
     }
 
     // MARK: - Children
@@ -211,11 +234,21 @@ final class TapService: LineHandler {
         let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
             ?? "exited with status \(exit.status ?? -1)"
         let text = "seq \(exit.seq): \(exit.handler) child \(exit.pid) \(how) after \(exit.durationMs) ms"
-        if exit.status == 0 { log.info(text) } else { log.warning(text) }
+        log.record(exit.status == 0 ? .info : .warning, text, kind: .childExit) { entry in
+            entry.append("TAPGRID_SEQ", exit.seq)
+            entry.append("TAPGRID_HANDLER", exit.handler)
+            if let signal = exit.signal { entry.append("TAPGRID_SIGNAL", signal) } else { entry.append("TAPGRID_EXIT_STATUS", exit.status ?? -1) }
+            if exit.timedOut { entry.append("TAPGRID_TIMED_OUT", "1") }
+            entry.append("TAPGRID_DURATION_MS", exit.durationMs)
+        }
     }
 
     func childOutput(_ line: ChildOutputLine) {
-        log.info("seq \(line.seq) \(line.handler) \(line.stream): \(line.text)")
+        log.record(.info, "seq \(line.seq) \(line.handler) \(line.stream): \(line.text)", kind: .childOutput) { entry in
+            entry.append("TAPGRID_SEQ", line.seq)
+            entry.append("TAPGRID_HANDLER", line.handler)
+            entry.append("TAPGRID_STREAM", line.stream)
+        }
     }
 
     // MARK: - status and layouts

@@ -100,7 +100,9 @@ extension EndToEnd {
         }
 
         @Test func scriptGetsTheTapEnvironmentAndItsOutputIsLogged() throws {
-            let (daemon, dir) = try start(environment: ["NOTIFY_SOCKET": "/run/nothing", "WATCHDOG_USEC": "1000000", "SECRET_TOKEN": "x"])
+            let (daemon, dir) = try start(environment: [
+                "NOTIFY_SOCKET": "/run/nothing", "WATCHDOG_USEC": "1000000", "LISTEN_FDNAMES": "other", "SECRET_TOKEN": "x",
+            ])
             let reply = try daemon.connect().request(#"{"x": 150.5, "y": 20}"#)
             #expect(reply.string("outcome") == "dispatched")
             try waitFor { try exitRecord(daemon, seq: 1) != nil }
@@ -113,7 +115,7 @@ extension EndToEnd {
                 #expect(lines.contains(expected), "\(expected) missing from \(lines)")
             }
             #expect(lines.contains { $0.hasPrefix("TAPGRID_ACTION_DATA=env > ") })
-            #expect(!lines.contains { $0.hasPrefix("NOTIFY_SOCKET=") || $0.hasPrefix("WATCHDOG_") || $0.hasPrefix("SECRET_TOKEN=") })
+            #expect(!lines.contains { $0.hasPrefix("NOTIFY_SOCKET=") || $0.hasPrefix("WATCHDOG_") || $0.hasPrefix("LISTEN_") || $0.hasPrefix("SECRET_TOKEN=") })
             try waitFor { daemon.stderr.contains("oops") }
             let stderr = daemon.stderr
             #expect(stderr.contains("seq 1 sh stdout: dumped"))

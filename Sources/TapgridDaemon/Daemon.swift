@@ -26,8 +26,6 @@ final class Daemon: LoopHandler {
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
-    /// How often `STATUS=` is brought up to date (taps are counted there, not sent per tap).
-    private static let statusNanos: UInt64 = 2_000_000_000
 
     /// - Parameter socketPath: the socket file we created (removed at shutdown if it is still
     ///   ours), nil when systemd passed the socket (systemd owns it).
@@ -49,7 +47,7 @@ final class Daemon: LoopHandler {
             engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log,
             supervisor: supervisor, daemonUID: CurrentProcess.uid)
         server = try SocketServer(
-            loop: loop, listener: listener, socketPath: socketPath, admission: Self.admission(config),
+            loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
             lineHandler: service, log: log)
         service.clientCount = { [unowned server] in server.count }
         supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
@@ -59,24 +57,14 @@ final class Daemon: LoopHandler {
         try loop.register(self.signals.fd.rawValue, for: .control, token: Self.signalsToken, events: .readable)
         try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
         loop.onDeadline(.shutdown) { [unowned self] in progress() }
-        loop.onDeadline(.watchdog) { [unowned self] in pingWatchdog() }
-        loop.onDeadline(.status) { [unowned self] in refreshStatus() }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
-    }
-
-    private static func admission(_ config: Config) -> SocketServer.Admission {
-        SocketServer.Admission(
-            maxClients: config.socket.maxClients, allow: config.socket.allow,
-            needsGroups: config.socket.allow != nil || config.socket.allowControl != nil,
-            daemonUID: CurrentProcess.uid)
     }
 
     /// Runs the loop until the lifecycle has stopped.
     /// - Returns: the exit code (0 after a graceful shutdown, 1 if epoll itself failed).
     func run() -> Int32 {
+        manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
-        if manager.watchdogPingNanos != nil { pingWatchdog() }
-        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
         do throws(Errno) {
             try loop.run { lifecycle.phase == .stopped }
         } catch {
@@ -139,21 +127,6 @@ final class Daemon: LoopHandler {
         let now = Clock.monotonicNanos()
         loop.schedule(.shutdown, at: lifecycle.nextCheck(now: now))
         loop.afterBatch = lifecycle.isStopping && lifecycle.phase != .stopped ? { [unowned self] in progress() } : nil
-    }
-
-    // MARK: - systemd
-
-    /// `WATCHDOG=1`, sent from the loop itself: a loop that stalls stops pinging and systemd
-    /// restarts the service.
-    private func pingWatchdog() {
-        guard let interval = manager.watchdogPingNanos else { return }
-        manager.notify([.watchdog])
-        loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
-    }
-
-    private func refreshStatus() {
-        if !lifecycle.isStopping { manager.status(statusText()) }
-        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
     }
 
     /// `STATUS=`: the current layout, generation and taps; after a refused reload, why.
@@ -220,7 +193,7 @@ final class Daemon: LoopHandler {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
         service.swap(to: new, generation: service.generation + 1)
-        server.admission = Self.admission(new)
+        server.admission = SocketServer.Admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
         log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)", kind: .reload)
         return nil

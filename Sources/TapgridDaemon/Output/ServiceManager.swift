@@ -1,3 +1,4 @@
+import TapgridSystem
 import TapgridSystemd
 
 /// The daemon's side of systemd's notification protocol (`sd_notify`): readiness, reloads,
@@ -29,6 +30,27 @@ final class ServiceManager {
             if !reportedFailure { log.warning("cannot notify systemd: \(error)") }
             reportedFailure = true
         }
+    }
+
+    /// How often `STATUS=` is brought up to date (taps are counted there, not sent per tap).
+    static let statusNanos: UInt64 = 2_000_000_000
+
+    /// Starts the watchdog pings and the status refreshes on the loop.
+    /// - Parameter status: the current `STATUS=` text; nil while it should not change (stopping).
+    func start(on loop: EventLoop, status: @escaping () -> String?) {
+        loop.onDeadline(.status) { [unowned self, unowned loop] in
+            if let text = status() { self.status(text) }
+            loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
+        }
+        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
+        guard let interval = watchdogPingNanos else { return }
+        // WATCHDOG=1 from the loop itself: a loop that stalls stops pinging, and systemd restarts it.
+        loop.onDeadline(.watchdog) { [unowned self, unowned loop] in
+            notify([.watchdog])
+            loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
+        }
+        notify([.watchdog])
+        loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
     }
 
     /// `READY=1` with the current status.

@@ -39,6 +39,14 @@ final class SocketServer: LoopHandler {
         /// Whether supplementary groups are needed (an allow list is set anywhere).
         var needsGroups: Bool
         var daemonUID: UInt32
+
+        /// What a config says (`socket.maxClients`, `socket.allow`, `socket.allowControl`).
+        init(_ config: Config) {
+            maxClients = config.socket.maxClients
+            allow = config.socket.allow
+            needsGroups = config.socket.allow != nil || config.socket.allowControl != nil
+            daemonUID = CurrentProcess.uid
+        }
     }
 
     init(

@@ -11,7 +11,7 @@ extension SystemTests {
                 let listener = try UnixSocket.listen(path: path, mode: 0o600, backlog: 16)
                 #expect(try UnixSocket.accept(listener.rawValue) == nil)  // nothing pending: EAGAIN -> nil
 
-                var client = try UnixClient(path: path, timeoutSeconds: 5)
+                let client = try UnixClient(path: path, timeoutSeconds: 5)
                 #expect(waitReadable(listener.rawValue))
                 guard let server = try UnixSocket.accept(listener.rawValue) else {
                     Issue.record("no connection to accept")

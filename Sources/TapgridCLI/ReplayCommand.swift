@@ -51,7 +51,7 @@ struct ReplayCommand {
         for (number, line) in LineFramer.lines(of: bytes) {
             let record: TapRecord
             switch EventRecord.read(line) {
-            case nil, .success(.event)?: continue
+            case nil, .success(.event)?, .success(.touch)?: continue
             case .failure(let error)?:
                 unreadable += 1
                 report(unreadable: number, error, json: options.json)

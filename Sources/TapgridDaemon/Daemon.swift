@@ -53,6 +53,8 @@ final class Daemon: LoopHandler {
         supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
         supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
         service.requestReload = { [unowned self] connection in requestReload(from: connection) }
+        service.scheduleTouch = { [unowned loop] due in loop.schedule(.touch, at: due) }
+        loop.onDeadline(.touch) { [unowned service] in service.touchTimersDue() }
         loop.setHandler(self, for: .control)
         try loop.register(self.signals.fd.rawValue, for: .control, token: Self.signalsToken, events: .readable)
         try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
@@ -120,6 +122,7 @@ final class Daemon: LoopHandler {
             case .closeClients: server.closeAll()
             case .stopChildren(let grace): service.supervisor.beginShutdown(graceNanos: grace)
             case .finish:
+                service.endAllContacts()
                 eventLog.close()
                 log.info("stopped cleanly")
             }

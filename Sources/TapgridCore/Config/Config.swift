@@ -30,6 +30,10 @@ public struct TapTarget: Sendable, Equatable {
 public struct LoadedLayout: Sendable {
     public var name: String
     public var debounceMs: Int
+    /// Tap-class timing (`longPressMs`, `repeatMs`, `doubleTapMs`, `slop`).
+    public var timing = TouchTiming()
+    /// By info slot: the `long`/`hold`/`double` handlers of the grids that route one.
+    public internal(set) var classHandlers: [Int: ClassHandlers] = [:]
     public internal(set) var resolved: ResolvedLayout
     public var frame: LayoutFrame { resolved.frame }
     public var tree: GridTree { resolved.tree }
@@ -129,8 +133,11 @@ public struct HandlerConfig: Sendable, Equatable {
     }
 }
 
-/// One entry of `routes`: taps on grids whose tag is in `tags` (or all, when nil) go to `handler`.
+/// One entry of `routes`: taps of the classes in `on` on grids whose tag is in `tags` (or all,
+/// when nil) go to `handler`.
 public struct Route: Sendable, Equatable {
     public var tags: [Int64]?
     public var handler: Int
+    /// The classes it routes (`"on"`); `[.tap]` when absent.
+    public var on: [TapClass] = [.tap]
 }

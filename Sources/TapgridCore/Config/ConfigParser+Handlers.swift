@@ -115,8 +115,19 @@ extension ConfigParser {
                 error(path, "expected an object {\"tags\": [...], \"handler\": NAME}, found \(element.typeDescription)")
                 continue
             }
-            for member in members where member.key != "tags" && member.key != "handler" {
-                warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(didYouMean(member.key, among: ["tags", "handler"]), "a route has tags and handler"))
+            for member in members where member.key != "tags" && member.key != "handler" && member.key != "on" {
+                warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(didYouMean(member.key, among: ["tags", "handler", "on"]), "a route has tags, handler and on"))
+            }
+            var on: [TapClass] = [.tap]
+            if let onValue = element["on"] {
+                let names: [JSONValue]
+                if case .array(let list) = onValue { names = list } else { names = [onValue] }
+                let classes = names.map { name -> TapClass? in if case .string(let text) = name { TapClass(name: text) } else { nil } }
+                guard !classes.isEmpty, !classes.contains(where: { $0 == nil }) else {
+                    error("\(path).on", "expected \"tap\", \"long\", \"hold\" or \"double\", or a list of them, found \(shown(onValue))")
+                    continue
+                }
+                on = classes.compactMap { $0 }
             }
             var tags: [Int64]?
             if let tagValue = element["tags"] {
@@ -135,7 +146,7 @@ extension ConfigParser {
                 error("\(path).handler", "\(jsonEscaped(name)) is not a handler; the handlers are \(handlerList(handlers))")
                 continue
             }
-            routes.append(Route(tags: tags, handler: handler))
+            routes.append(Route(tags: tags, handler: handler, on: on))
         }
         return routes
     }
@@ -144,16 +155,36 @@ extension ConfigParser {
         handlers.isEmpty ? "none" : handlers.map { jsonEscaped($0.name) }.joined(separator: ", ")
     }
 
-    /// Sets every hittable grid's handler: its `action` if it has one, else the first route whose
-    /// tags hold its tag (or that has no tags). Done once at load so a tap costs no lookup.
+    /// Sets every hittable grid's handlers: for `tap`, its `action` if it has one, else the first
+    /// route for `tap` whose tags hold its tag (or that has no tags); for `long`, `hold` and
+    /// `double`, the first route for that class. Done once at load so a tap costs no lookup.
     mutating func route(_ layout: inout LoadedLayout, handlers: [HandlerConfig], routes: [Route]) {
         var unroutedTags: Set<Int64> = []
         var tree = layout.resolved.tree
         var memo: [Int64: Int32] = [:]
+        var classMemo: [Int64: ClassHandlers] = [:]
+        let classRoutes = routes.contains { route in route.on.contains { $0 != .tap } }
+        func firstRoute(_ tapClass: TapClass, tag: Int64) -> Int32 {
+            let route = routes.first { route in route.on.contains(tapClass) && (route.tags.map { tag != 0 && $0.contains(tag) } ?? true) }
+            return route.map { Int32($0.handler) } ?? -1
+        }
+        var conflicts: [(Int, Int64)] = []
         for index in tree.nodes.indices where tree.nodes[index].hittable {
             let slot = Int(tree.nodes[index].info)
             guard slot >= 0 else { continue }
             let info = tree.infos[slot]
+            if classRoutes {
+                let classes: ClassHandlers
+                if let known = classMemo[info.tag] {
+                    classes = known
+                } else {
+                    classes = ClassHandlers(long: firstRoute(.long, tag: info.tag), hold: firstRoute(.hold, tag: info.tag),
+                                            double: firstRoute(.double, tag: info.tag))
+                    classMemo[info.tag] = classes
+                }
+                if !classes.isEmpty { layout.classHandlers[slot] = classes }
+                if classes.long >= 0 && classes.hold >= 0 { conflicts.append((index, info.tag)) }
+            }
             if let action = info.action {
                 if let handler = handlers.firstIndex(where: { $0.name == action }) {
                     tree.infos[slot].handler = Int32(handler)
@@ -167,12 +198,18 @@ extension ConfigParser {
             if let known = memo[info.tag] {
                 handler = known
             } else {
-                let route = routes.first { route in route.tags.map { info.tag != 0 && $0.contains(info.tag) } ?? true }
-                handler = route.map { Int32($0.handler) } ?? -1
+                handler = firstRoute(.tap, tag: info.tag)
                 memo[info.tag] = handler
             }
             tree.infos[slot].handler = handler
-            if handler < 0 && info.tag != 0 { unroutedTags.insert(info.tag) }
+            if handler < 0 && info.tag != 0 && layout.classHandlers[slot] == nil { unroutedTags.insert(info.tag) }
+        }
+        // One error per grid would be a flood for a matrix: one per tag, naming its first grid.
+        var reported: Set<Int64> = []
+        for (index, tag) in conflicts where reported.insert(tag).inserted {
+            let classes = layout.classHandlers[Int(tree.nodes[index].info)]!
+            diagnostics.append(Diagnostic(.error, file: file, layout: layout.name, gridPath: tree.path(of: index),
+                "\(tag != 0 ? "tag \(tag)" : "this grid") is routed for both \"long\" (handler \(jsonEscaped(handlers[Int(classes.long)].name))) and \"hold\" (handler \(jsonEscaped(handlers[Int(classes.hold)].name))); a press held down is one or the other: route only one of them"))
         }
         layout.resolved.tree = tree
         if !unroutedTags.isEmpty {

@@ -1,5 +1,7 @@
 extension ConfigParser {
-    static let layoutKeys: Set<String> = ["width", "height", "direction", "scale", "grid", "debounceMs"]
+    static let layoutKeys: Set<String> = [
+        "width", "height", "direction", "scale", "grid", "debounceMs", "longPressMs", "repeatMs", "doubleTapMs", "slop",
+    ]
 
     /// Parses and resolves every layout; the result is sorted by name.
     mutating func parseLayouts(_ value: JSONValue?) -> [LoadedLayout] {
@@ -28,7 +30,7 @@ extension ConfigParser {
         let before = diagnostics.errors.count
         for member in members where !ConfigParser.layoutKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.layoutKeys)
-            warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(hint, "a layout has width, height, direction, scale, grid and debounceMs"))
+            warning("\(path).\(member.key)", "unknown key ignored" + hintOrList(hint, "a layout has width, height, direction, scale, grid, debounceMs, longPressMs, repeatMs, doubleTapMs and slop"))
         }
         func number(_ key: String, default fallback: Double?, valid: (Double) -> Bool, expected: String) -> Double {
             guard let value = value[key] else {
@@ -47,6 +49,16 @@ extension ConfigParser {
         let scale = number("scale", default: 1, valid: { $0 > 0 }, expected: "a finite number > 0 (pixels per point)")
         let debounce = number("debounceMs", default: 0, valid: { $0 >= 0 && $0 <= 86_400_000 && $0.rounded() == $0 },
                               expected: "a whole number of milliseconds >= 0")
+        let defaults = TouchTiming()
+        func milliseconds(_ key: String, _ fallback: Int, minimum: Double) -> Int {
+            Int(number(key, default: Double(fallback), valid: { $0 >= minimum && $0 <= 3_600_000 && $0.rounded() == $0 },
+                       expected: "a whole number of milliseconds from \(Int(minimum)) to 3600000"))
+        }
+        let timing = TouchTiming(
+            longPressMs: milliseconds("longPressMs", defaults.longPressMs, minimum: 1),
+            repeatMs: milliseconds("repeatMs", defaults.repeatMs, minimum: 1),
+            doubleTapMs: milliseconds("doubleTapMs", defaults.doubleTapMs, minimum: 1),
+            slop: number("slop", default: defaults.slop, valid: { $0 >= 0 }, expected: "a finite number >= 0 (layout units)"))
         var direction = LayoutDirection.ltr
         if let value = value["direction"] {
             if case .string(let text) = value, let parsed = LayoutDirection(rawValue: text) {
@@ -84,6 +96,6 @@ extension ConfigParser {
         diagnostics.append(contentsOf: gridDiagnostics, file: gridFile)
         guard let tree, diagnostics.errors.count == before else { return nil }
         let frame = LayoutFrame(width: width, height: height, direction: direction, scale: scale)
-        return LoadedLayout(name: name, debounceMs: Int(debounce), resolved: Resolver.resolve(tree, in: frame))
+        return LoadedLayout(name: name, debounceMs: Int(debounce), timing: timing, resolved: Resolver.resolve(tree, in: frame))
     }
 }

@@ -49,10 +49,11 @@ extension ReplyWriter {
     /// A whole tap or hit reply line from its decision and `active`'s fragments:
     /// `{"id":..,"seq":42,"layout":"home","generation":3,"hit":{"path":..},"handler":..,"outcome":..}\n`
     /// (no `seq` for a hit-test; `reason` for denials and failures; `"logged":false` when the
-    /// event log did not take the record).
+    /// event log did not take the record). `inArray`: without the `\n`, as an element of a touch
+    /// op's `taps`.
     public static func tap(
         _ decision: TapDecision, id: UnsafeBufferPointer<UInt8>?, active: ActiveConfig, hit: [UInt8]?,
-        tail: [UInt8], logged: Bool, into out: ByteBuffer
+        tail: [UInt8], logged: Bool, inArray: Bool = false, into out: ByteBuffer
     ) {
         out.append(0x7B)
         self.id(id, out)
@@ -70,11 +71,28 @@ extension ReplyWriter {
             out.append("null")
         }
         out.append(tail)
+        if decision.fromContact {
+            out.append(#","class":""#)
+            out.append(decision.tapClass.name)
+            out.append(0x22)
+        }
         if let reason = decision.reason {
             out.append(#","reason":"#)
             out.append(jsonString: reason)
         }
         if !logged { out.append(#","logged":false"#) }
-        out.append("}\n")
+        out.append(0x7D)
+        if !inArray { out.append(0x0A) }
     }
+
+    /// `{"id":..,"ok":true,"taps":[` of a touch op's reply: the tap replies it carries follow
+    /// (each `ReplyWriter.tap` without its `\n`, separated by `,`), then `touchEnd`.
+    public static func touchStart(id: UnsafeBufferPointer<UInt8>?, into out: ByteBuffer) {
+        out.append(0x7B)
+        self.id(id, out)
+        out.append(#""ok":true,"taps":["#)
+    }
+
+    /// `]}\n` after `touchStart`.
+    public static func touchEnd(into out: ByteBuffer) { out.append("]}\n") }
 }

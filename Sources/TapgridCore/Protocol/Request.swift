@@ -2,6 +2,8 @@
 public struct Request: Sendable, Equatable {
     public enum Op: Sendable, Equatable {
         case tap, hit, status, reload, use, layouts
+        /// Touch contacts: a finger touches, moves, lifts, or the contact is void.
+        case down, move, up, cancel
         case unknown(String)
     }
 
@@ -13,6 +15,8 @@ public struct Request: Sendable, Equatable {
     public var y: Double?
     /// `"layout"`; nil when absent or JSON null.
     public var layout: String?
+    /// `"slot"`: the contact's number (touch ops); nil when absent or null.
+    public var slot: Int?
     /// Byte range of the `"id"` value inside the line (without surrounding whitespace), to echo verbatim.
     public var id: Range<Int>?
 

@@ -33,7 +33,7 @@ public enum RequestScanner {
 }
 
 private enum KnownKey: UInt8 {
-    case op, x, y, layout, id, other
+    case op, x, y, layout, id, slot, other
 }
 
 /// A fixed, inline stack of 512 bits: the kind (object or array) of each open container.
@@ -148,6 +148,8 @@ private struct LineScanner {
         case 2:
             if bytesEqual(start, end, "op") { return .op }
             if bytesEqual(start, end, "id") { return .id }
+        case 4:
+            if bytesEqual(start, end, "slot") { return .slot }
         case 6:
             if bytesEqual(start, end, "layout") { return .layout }
         default: break
@@ -158,11 +160,17 @@ private struct LineScanner {
     func op(_ start: Int, _ end: Int, escapes: Bool) -> Request.Op {
         if !escapes {
             switch end - start {
+            case 2:
+                if bytesEqual(start, end, "up") { return .up }
             case 3:
                 if bytesEqual(start, end, "tap") { return .tap }
                 if bytesEqual(start, end, "hit") { return .hit }
                 if bytesEqual(start, end, "use") { return .use }
+            case 4:
+                if bytesEqual(start, end, "down") { return .down }
+                if bytesEqual(start, end, "move") { return .move }
             case 6:
+                if bytesEqual(start, end, "cancel") { return .cancel }
                 if bytesEqual(start, end, "status") { return .status }
                 if bytesEqual(start, end, "reload") { return .reload }
             case 7:
@@ -177,6 +185,10 @@ private struct LineScanner {
         case "status": return .status
         case "reload": return .reload
         case "layouts": return .layouts
+        case "down": return .down
+        case "move": return .move
+        case "up": return .up
+        case "cancel": return .cancel
         case let other: return .unknown(other)
         }
     }
@@ -404,6 +416,18 @@ private struct LineScanner {
             case .id:
                 try skipValue(depth: 1)
                 request.id = valueStart..<i
+            case .slot:
+                var value: Double? = nil
+                if let quick = quickNumber() {
+                    value = quick
+                } else {
+                    try skipValue(depth: 1)
+                }
+                if let value, value >= 0, value <= 1_000_000, value.rounded() == value {
+                    request.slot = Int(value)
+                } else if !(i - valueStart == 4 && bytesEqual(valueStart, i, "null")) && bad == nil {
+                    bad = .badRequest("\"slot\" must be an integer from 0 to 1000000")
+                }
             case .other:
                 try skipValue(depth: 1)
             }

@@ -22,6 +22,10 @@ public struct TapRecord: Sendable, Equatable {
     public var handler: String?
     /// The outcome's name as recorded.
     public var outcome: String?
+    /// The class, for taps from touch contacts (`tap`, `long`, `hold`, `double`); nil for tap requests.
+    public var tapClass: String?
+    /// Where its contact came from (`socket` or a touchscreen's name); nil for tap requests.
+    public var source: String?
 
     public init(seq: String, layout: String, x: Double, y: Double, hit: String? = nil, tag: Int64? = nil,
                 actionData: JSONValue = .null, handler: String? = nil, outcome: String? = nil) {
@@ -39,9 +43,10 @@ public struct TapRecord: Sendable, Equatable {
     /// Appends a decided tap's fields to a record begun with its `EventRecordHead`, and the
     /// record's end. `hit` and `tail` are `active`'s fragments for the decision, looked up once
     /// by the caller for both the record and the reply.
+    /// - Parameter source: the contact's source as a JSON string, for taps from touch contacts.
     public static func write(
         _ decision: TapDecision, x: Double, y: Double, active: ActiveConfig, hit: [UInt8]?, tail: [UInt8],
-        into record: ByteBuffer
+        source: [UInt8]? = nil, into record: ByteBuffer
     ) {
         record.append(#""seq":"#)
         record.append(uint: decision.seq)
@@ -56,6 +61,70 @@ public struct TapRecord: Sendable, Equatable {
             record.append(#","hit":null,"name":null,"tag":null,"actionData":null"#)
         }
         record.append(tail)
+        if decision.fromContact {
+            record.append(#","class":""#)
+            record.append(decision.tapClass.name)
+            record.append(#"","source":"#)
+            if let source { record.append(source) } else { record.append("null") }
+        }
+        record.append("}\n")
+    }
+}
+
+/// A contact event's record: `{"time":...,"run":...,"event":"touch","phase":"down","slot":0,
+/// "x":120,"y":340,"source":"socket","conn":3,"ms":1234.5}` (`layout` on a `down` that named one;
+/// no `x`/`y` on an `up` or `cancel` that gave none; no `conn` for touchscreens).
+public struct TouchRecord: Sendable, Equatable {
+    public var phase: TouchPhase
+    public var slot: Int
+    public var x: Double?
+    public var y: Double?
+    public var source: String
+    public var conn: Int?
+    /// The daemon's monotonic clock, in milliseconds.
+    public var ms: Double
+    public var layout: String?
+
+    public init(phase: TouchPhase, slot: Int, x: Double? = nil, y: Double? = nil, source: String, conn: Int? = nil,
+                ms: Double, layout: String? = nil) {
+        self.phase = phase
+        self.slot = slot
+        self.x = x
+        self.y = y
+        self.source = source
+        self.conn = conn
+        self.ms = ms
+        self.layout = layout
+    }
+
+    /// Appends the record's fields after its `EventRecordHead`, and its end.
+    /// - Parameter source: the source as a JSON string.
+    public static func write(
+        _ phase: TouchPhase, slot: Int, x: Double?, y: Double?, source: [UInt8], conn: Int?, nanos: UInt64,
+        layout: String?, into record: ByteBuffer
+    ) {
+        record.append(#""event":"touch","phase":""#)
+        record.append(phase.name)
+        record.append(#"","slot":"#)
+        record.append(int: Int64(slot))
+        if let x, let y {
+            record.append(#","x":"#)
+            record.append(number: x)
+            record.append(#","y":"#)
+            record.append(number: y)
+        }
+        record.append(#","source":"#)
+        record.append(source)
+        if let conn {
+            record.append(#","conn":"#)
+            record.append(int: Int64(conn))
+        }
+        record.append(#","ms":"#)
+        record.append(number: Double(nanos / 1000) / 1000)
+        if let layout {
+            record.append(#","layout":"#)
+            record.append(jsonString: layout)
+        }
         record.append("}\n")
     }
 }
@@ -86,6 +155,8 @@ public enum ChildExitRecord {
 /// One line of an event log, read back.
 public enum EventRecord: Sendable, Equatable {
     case tap(TapRecord)
+    /// A contact event (`"event": "touch"`).
+    case touch(TouchRecord)
     /// Any record with an `"event"` key (child exits, and kinds a newer daemon writes).
     case event(String)
 
@@ -107,6 +178,7 @@ public enum EventRecord: Sendable, Equatable {
         }
         guard case .object = value else { return .failure(Unreadable("not a JSON object")) }
         if let event = value["event"] {
+            if case .string("touch") = event { return readTouch(value) }
             if case .string(let kind) = event { return .success(.event(kind)) }
             return .success(.event(event.compactJSON))
         }
@@ -119,6 +191,23 @@ public enum EventRecord: Sendable, Equatable {
         if case .number(let tag)? = value["tag"] { record.tag = tag.int64 }
         if case .string(let handler)? = value["handler"] { record.handler = handler }
         if case .string(let outcome)? = value["outcome"] { record.outcome = outcome }
+        if case .string(let tapClass)? = value["class"] { record.tapClass = tapClass }
+        if case .string(let source)? = value["source"] { record.source = source }
         return .success(.tap(record))
+    }
+
+    private static func readTouch(_ value: JSONValue) -> Result<EventRecord, Unreadable> {
+        guard case .string(let phaseName)? = value["phase"], let phase = TouchPhase(name: phaseName),
+            case .number(let slot)? = value["slot"], let slotValue = slot.int64, case .number(let ms)? = value["ms"],
+            case .string(let source)? = value["source"]
+        else { return .failure(Unreadable("not a touch record (needs phase, slot, source and ms)")) }
+        var record = TouchRecord(phase: phase, slot: Int(slotValue), source: source, ms: ms.double)
+        if case .number(let x)? = value["x"], case .number(let y)? = value["y"] {
+            record.x = x.double
+            record.y = y.double
+        }
+        if case .number(let conn)? = value["conn"], let number = conn.int64 { record.conn = Int(number) }
+        if case .string(let layout)? = value["layout"] { record.layout = layout }
+        return .success(.touch(record))
     }
 }

@@ -13,6 +13,10 @@ public struct TapDecision: Sendable, Equatable {
     public var action: TapAction
     /// Why the tap was denied, for the reply's `reason` (denials only: never on the common path).
     public var reason: String?
+    /// The tap's class; `.tap` for plain tap requests.
+    public var tapClass: TapClass = .tap
+    /// Whether it came from a touch contact (its record and reply then carry `class`).
+    public var fromContact = false
 
     /// The handler slot, -1 when unrouted or a miss.
     public var handler: Int32 { target?.handler ?? -1 }

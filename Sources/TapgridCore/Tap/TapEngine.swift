@@ -12,13 +12,19 @@ public struct TapEngine {
     /// Index into `active.layouts` of the current layout.
     public private(set) var currentLayout: Int
     /// Taps decided since start (the last tap's `seq`).
-    public private(set) var seq: UInt64 = 0
+    public internal(set) var seq: UInt64 = 0
     /// Taps per outcome, for `status`.
     public let outcomeCounts = OutcomeCounts()
     /// Debounce: when each (layout << 32 | grid) last had a tap dispatched (monotonic ns).
     private var lastDispatch: [UInt64: UInt64] = [:]
     /// Debounce: taps without an explicit layout are suppressed until then, after a switch.
     private var switchQuietUntil: UInt64 = 0
+    /// Touch contacts in flight (see `TapEngine+Touch`).
+    var contacts: [ContactKey: Contact] = [:]
+    /// Taps on grids that route `double`, waiting for a second one.
+    var doubleWaits: [DoubleKey: DoubleWait] = [:]
+    /// Contacts ended by the engine itself (a layout switch), for the caller's cancel records.
+    public internal(set) var endedContacts: [ContactKey] = []
 
     /// - Parameters:
     ///   - config: a loaded config; its `initialLayout` becomes current.
@@ -83,6 +89,7 @@ public struct TapEngine {
     /// Makes `name` current (`use` op). - Returns: false when there is no such layout.
     public mutating func use(layout name: String) -> Bool {
         guard let index = active.layoutIndex(named: name) else { return false }
+        if index != currentLayout { endAllContacts() }
         currentLayout = index
         return true
     }
@@ -95,6 +102,7 @@ public struct TapEngine {
         currentLayout = config.layoutIndex(named: currentName) ?? config.layoutIndex(named: config.initialLayout) ?? 0
         lastDispatch.removeAll()
         switchQuietUntil = 0
+        endAllContacts()
     }
 
     /// The grid's details, for the handlers that need more than indexes (children, log records).
@@ -107,14 +115,14 @@ public struct TapEngine {
 
     /// Debounce: a grid that had a tap dispatched within its layout's `debounceMs`, or a tap
     /// without an explicit layout right after a layout switch.
-    private func isSuppressed(layout: Int, grid: Int, explicitLayout: Bool, now: UInt64) -> Bool {
+    func isSuppressed(layout: Int, grid: Int, explicitLayout: Bool, now: UInt64) -> Bool {
         if !explicitLayout && now < switchQuietUntil { return true }
         let window = UInt64(max(0, active.layouts[layout].debounceMs)) * 1_000_000
         guard window > 0, let last = lastDispatch[Self.key(layout, grid)] else { return false }
         return now &- last < window
     }
 
-    private mutating func noteDispatch(layout: Int, grid: Int, now: UInt64) {
+    mutating func noteDispatch(layout: Int, grid: Int, now: UInt64) {
         if active.layouts[layout].debounceMs > 0 { lastDispatch[Self.key(layout, grid)] = now }
     }
 
@@ -122,7 +130,7 @@ public struct TapEngine {
 
     /// The handler's decision: a layout switch and a log record are decided here; children are
     /// the daemon's to start.
-    private mutating func route(_ decision: inout TapDecision, target: TapTarget, now: UInt64) {
+    mutating func route(_ decision: inout TapDecision, target: TapTarget, now: UInt64) {
         decision.outcome = .dispatched
         switch active.config.handlers[Int(target.handler)].kind {
         case .log:
@@ -145,6 +153,7 @@ public struct TapEngine {
             let quietMs = max(active.layouts[currentLayout].debounceMs, active.layouts[next].debounceMs)
             switchQuietUntil = quietMs > 0 ? now + UInt64(quietMs) * 1_000_000 : 0
             decision.action = .switchLayout(from: currentLayout, to: next)
+            if next != currentLayout { endAllContacts() }
             currentLayout = next
         }
     }

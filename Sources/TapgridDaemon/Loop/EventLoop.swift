@@ -23,6 +23,8 @@ enum Deadline: Int, CaseIterable {
     case watchdog
     /// The next look at whether systemd's `STATUS=` is out of date.
     case status
+    /// The tap-class recognizer's next timer (long press, hold repeat, double-tap window).
+    case touch
 }
 
 /// Receives the events of the descriptors it registered.

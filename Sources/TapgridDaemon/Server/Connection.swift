@@ -28,6 +28,8 @@ final class Connection {
     }
 
     let fd: CInt
+    /// Unique within the run (from 1): the event log's `conn`, and the stream of its touch contacts.
+    let number: Int
     let slot: Int
     /// The epoll token: slot and generation (an event for a closed connection's reused slot is stale).
     let token: UInt64
@@ -46,9 +48,12 @@ final class Connection {
     /// What the descriptor is registered for in epoll; nil when not registered.
     var registered: EpollEvents? = nil
     var isClosed = false
+    /// It sent a touch op (so closing it must end its contacts).
+    var touched = false
 
-    init(fd: CInt, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {
+    init(fd: CInt, number: Int, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {
         self.fd = fd
+        self.number = number
         self.slot = slot
         self.token = token
         self.uid = uid

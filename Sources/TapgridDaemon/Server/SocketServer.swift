@@ -4,6 +4,8 @@ import TapgridSystem
 /// Answers one request line of a connection (the `TapService`).
 protocol LineHandler: AnyObject {
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
+    /// The connection is closing (its touch contacts end).
+    func connectionClosed(_ connection: Connection)
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
@@ -28,6 +30,8 @@ final class SocketServer: LoopHandler {
     private var slotGenerations: [UInt32] = []
     private var freeSlots: [Int] = []
     private(set) var count = 0
+    /// Connections accepted so far (each one's `number`).
+    private var accepted = 0
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
     private let scratch = ByteBuffer(capacity: 256)
@@ -147,7 +151,8 @@ final class SocketServer: LoopHandler {
             slotGenerations.append(1)
         }
         let token = UInt64(slotGenerations[slot]) << 32 | UInt64(UInt32(truncatingIfNeeded: slot))
-        let connection = Connection(fd: fd, slot: slot, token: token, uid: uid, gids: gids)
+        accepted += 1
+        let connection = Connection(fd: fd, number: accepted, slot: slot, token: token, uid: uid, gids: gids)
         connections[slot] = connection
         count += 1
         updateInterest(connection)
@@ -307,6 +312,7 @@ final class SocketServer: LoopHandler {
 
     func close(_ connection: Connection) {
         guard !connection.isClosed, connections[connection.slot] === connection else { return }
+        if connection.touched { lineHandler.connectionClosed(connection) }
         if connection.registered != nil { loop.unregister(connection.fd) }
         connection.registered = nil
         connection.isClosed = true

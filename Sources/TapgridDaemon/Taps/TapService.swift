@@ -22,6 +22,14 @@ final class TapService: LineHandler {
     private let logLine = ByteBuffer(capacity: 1024)
     /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
     var requestReload: (Connection) -> Void = { _ in }
+    /// Keeps the loop's `.touch` deadline at the recognizer's next timer.
+    var scheduleTouch: (UInt64?) -> Void = { _ in }
+    /// Taps the recognizer fired (reused between events).
+    private var classed: [ClassedTap] = []
+    /// `"socket"`: the source of socket clients' contacts, as a JSON string.
+    private let socketSource = Array(#""socket""#.utf8)
+    /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
+    private var touchscreenSources: [Int: [UInt8]] = [:]
 
     init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor, daemonUID: UInt32) {
         self.engine = engine
@@ -34,8 +42,12 @@ final class TapService: LineHandler {
     var generation: UInt64 { engine.active.generation }
     var config: Config { engine.active.config }
 
-    /// Swaps in a newly loaded config (see `TapEngine.swap`).
-    func swap(to config: Config, generation: UInt64) { engine.swap(to: config, generation: generation) }
+    /// Swaps in a newly loaded config (see `TapEngine.swap`); contacts in flight end.
+    func swap(to config: Config, generation: UInt64) {
+        engine.swap(to: config, generation: generation)
+        recordEndedContacts(now: Clock.monotonicNanos())
+        scheduleTouch(engine.nextTouchDeadline)
+    }
 
     // MARK: - Requests
 
@@ -67,6 +79,10 @@ final class TapService: LineHandler {
         case .status: writeStatus(id: id, out)
         case .layouts: writeLayouts(id: id, out)
         case .use: use(request, id: id, connection)
+        case .down: touch(.down, request, id: id, connection)
+        case .move: touch(.move, request, id: id, connection)
+        case .up: touch(.up, request, id: id, connection)
+        case .cancel: touch(.cancel, request, id: id, connection)
         case .reload:
             guard mayControl(connection) else {
                 ReplyWriter.error(.forbidden, "uid \(connection.uid) may not reload (socket.allowControl)", id: id, out)
@@ -76,7 +92,8 @@ final class TapService: LineHandler {
             requestReload(connection)
         case .unknown(let name):
             ReplyWriter.error(
-                .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use or layouts", id: id, out)
+                .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, down, move, up or cancel",
+                id: id, out)
         }
     }
 
@@ -101,7 +118,10 @@ final class TapService: LineHandler {
             ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(name), id: id, out)
             return
         }
-        if engine.currentLayout != before { log.info("layout \(name) is current (op use)") }
+        if engine.currentLayout != before {
+            log.info("layout \(name) is current (op use)")
+            recordEndedContacts(now: Clock.monotonicNanos())
+        }
         out.append(0x7B)
         ReplyWriter.id(id, out)
         out.append(#""ok":true,"layout":"#)
@@ -161,6 +181,7 @@ final class TapService: LineHandler {
             if from != to {
                 let handler = engine.active.config.handlers[Int(decision.handler)].name
                 log.info("layout \(engine.active.layouts[to].name) is current (seq \(decision.seq), handler \(handler))")
+                recordEndedContacts(now: now)
             }
         case .spawn:
             let active = engine.active
@@ -219,6 +240,139 @@ final class TapService: LineHandler {
             if info.tag != 0 { entry.append("TAPGRID_TAG", info.tag) }
             entry.append("TAPGRID_HANDLER", active.config.handlers[Int(target.handler)].name)
         }
+    }
+
+    // MARK: - Touch contacts
+
+    /// A socket client's contact event: recognized, recorded, answered with the taps it completed.
+    private func touch(_ phase: TouchPhase, _ request: Request, id: UnsafeBufferPointer<UInt8>?, _ connection: Connection) {
+        let out = connection.output
+        var layout: Int? = nil
+        if phase == .down || phase == .move {
+            guard request.x != nil else {
+                ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
+                return
+            }
+            guard request.y != nil else {
+                ReplyWriter.error(.badRequest, "\"y\" is required", id: id, out)
+                return
+            }
+        }
+        if phase == .down, let name = request.layout {
+            guard let index = engine.layoutIndex(for: name) else {
+                ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(name), id: id, out)
+                return
+            }
+            layout = index
+        }
+        let key = ContactKey(stream: connection.number, slot: request.slot ?? 0)
+        if phase == .down && engine.isDown(key) {
+            ReplyWriter.error(.badRequest, "slot \(key.slot) is already down", id: id, out)
+            return
+        }
+        connection.touched = true
+        ReplyWriter.touchStart(id: id, into: out)
+        contact(phase, key: key, x: request.x, y: request.y, layout: layout, layoutName: phase == .down ? request.layout : nil,
+                now: Clock.monotonicNanos(), reply: out)
+        ReplyWriter.touchEnd(into: out)
+    }
+
+    /// Registers a touchscreen's name for its stream (a negative number).
+    func registerTouchscreen(stream: Int, name: String) {
+        var source: [UInt8] = []
+        JSONWriter.appendString(name, to: &source)
+        touchscreenSources[stream] = source
+    }
+
+    /// One contact event from any source: timers due before it fire first, then the event is
+    /// recorded and recognized; the taps it completes are carried out, recorded, and appended to
+    /// `reply` (a socket client's) as its `taps`.
+    /// - Returns: false when the event was refused (a `down` on a slot already down).
+    @discardableResult
+    func contact(
+        _ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, layout: Int?, layoutName: String?, now: UInt64,
+        reply: ByteBuffer?
+    ) -> Bool {
+        runTouchTimers(now: now)
+        classed.removeAll(keepingCapacity: true)
+        do throws(TouchError) {
+            try engine.touch(phase, key: key, x: x, y: y, layout: layout, now: now, into: &classed)
+        } catch {
+            return false
+        }
+        writeTouchRecord(phase, key: key, x: x, y: y, now: now, layout: layoutName)
+        for index in classed.indices {
+            if index > 0 { reply?.append(0x2C) }
+            emit(&classed[index], reply: reply)
+        }
+        recordEndedContacts(now: now)
+        scheduleTouch(engine.nextTouchDeadline)
+        return true
+    }
+
+    /// The loop's `.touch` deadline: long presses, hold repeats, ended double-tap windows.
+    func touchTimersDue() {
+        runTouchTimers(now: Clock.monotonicNanos())
+        scheduleTouch(engine.nextTouchDeadline)
+    }
+
+    private func runTouchTimers(now: UInt64) {
+        guard !engine.touchIsIdle else { return }
+        classed.removeAll(keepingCapacity: true)
+        engine.advanceTouch(to: now, into: &classed)
+        for index in classed.indices { emit(&classed[index], reply: nil) }
+        recordEndedContacts(now: now)
+    }
+
+    /// A classed tap: carried out, recorded (with `class` and `source`), and replied when it
+    /// completes a client's event (timer taps go to no client).
+    private func emit(_ tap: inout ClassedTap, reply out: ByteBuffer?) {
+        carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos())
+        let decision = tap.decision
+        let active = engine.active
+        let hit = decision.target.map { active.hit(layout: decision.layout, grid: $0.grid, slot: $0.info) }
+        let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
+        var logged = true
+        if eventLog.isEnabled {
+            TapRecord.write(decision, x: tap.x, y: tap.y, active: active, hit: hit, tail: tail, source: source(tap.key.stream),
+                            into: eventLog.begin())
+            logged = eventLog.commit()
+        }
+        if let out {
+            ReplyWriter.tap(decision, id: nil, active: active, hit: hit, tail: tail, logged: logged, inArray: true, into: out)
+        }
+    }
+
+    private func source(_ stream: Int) -> [UInt8] { stream > 0 ? socketSource : touchscreenSources[stream] ?? Array("null".utf8) }
+
+    private func writeTouchRecord(_ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, now: UInt64, layout: String?) {
+        guard eventLog.isEnabled else { return }
+        TouchRecord.write(phase, slot: key.slot, x: x, y: y, source: source(key.stream), conn: key.stream > 0 ? key.stream : nil,
+                          nanos: now, layout: layout, into: eventLog.begin())
+        _ = eventLog.commit()
+    }
+
+    /// Cancel records for the contacts the engine ended (a layout switch, a reload).
+    private func recordEndedContacts(now: UInt64) {
+        guard !engine.endedContacts.isEmpty else { return }
+        for key in engine.takeEndedContacts() {
+            writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
+        }
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        let now = Clock.monotonicNanos()
+        for key in engine.endContacts(stream: connection.number) {
+            writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
+        }
+        scheduleTouch(engine.nextTouchDeadline)
+    }
+
+    /// Ends every contact in flight (the daemon is stopping), with their cancel records.
+    func endAllContacts() {
+        engine.endAllContacts()
+        recordEndedContacts(now: Clock.monotonicNanos())
+        scheduleTouch(nil)
     }
 
     // MARK: - Children

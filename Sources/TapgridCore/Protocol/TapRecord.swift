@@ -72,8 +72,9 @@ public struct TapRecord: Sendable, Equatable {
 }
 
 /// A contact event's record: `{"time":...,"run":...,"event":"touch","phase":"down","slot":0,
-/// "x":120,"y":340,"source":"socket","conn":3,"ms":1234.5}` (`layout` on a `down` that named one;
-/// no `x`/`y` on an `up` or `cancel` that gave none; no `conn` for touchscreens).
+/// "x":120,"y":340,"source":"socket","conn":3,"ms":1234.5,"current":"home"}` (`layout` on a `down`
+/// that named one, `current` on every `down`; no `x`/`y` on an `up` or `cancel` that gave none; no
+/// `conn` for touchscreens).
 public struct TouchRecord: Sendable, Equatable {
     public var phase: TouchPhase
     public var slot: Int
@@ -83,10 +84,13 @@ public struct TouchRecord: Sendable, Equatable {
     public var conn: Int?
     /// The daemon's monotonic clock, in milliseconds.
     public var ms: Double
+    /// The layout a `down` aimed at, when the request named one.
     public var layout: String?
+    /// The layout that was current at a `down` (so replay presses where the finger did).
+    public var current: String?
 
     public init(phase: TouchPhase, slot: Int, x: Double? = nil, y: Double? = nil, source: String, conn: Int? = nil,
-                ms: Double, layout: String? = nil) {
+                ms: Double, layout: String? = nil, current: String? = nil) {
         self.phase = phase
         self.slot = slot
         self.x = x
@@ -95,13 +99,14 @@ public struct TouchRecord: Sendable, Equatable {
         self.conn = conn
         self.ms = ms
         self.layout = layout
+        self.current = current
     }
 
     /// Appends the record's fields after its `EventRecordHead`, and its end.
     /// - Parameter source: the source as a JSON string.
     public static func write(
         _ phase: TouchPhase, slot: Int, x: Double?, y: Double?, source: [UInt8], conn: Int?, nanos: UInt64,
-        layout: String?, into record: ByteBuffer
+        layout: String?, current: String?, into record: ByteBuffer
     ) {
         record.append(#""event":"touch","phase":""#)
         record.append(phase.name)
@@ -124,6 +129,10 @@ public struct TouchRecord: Sendable, Equatable {
         if let layout {
             record.append(#","layout":"#)
             record.append(jsonString: layout)
+        }
+        if let current {
+            record.append(#","current":"#)
+            record.append(jsonString: current)
         }
         record.append("}\n")
     }
@@ -208,6 +217,7 @@ public enum EventRecord: Sendable, Equatable {
         }
         if case .number(let conn)? = value["conn"], let number = conn.int64 { record.conn = Int(number) }
         if case .string(let layout)? = value["layout"] { record.layout = layout }
+        if case .string(let current)? = value["current"] { record.current = current }
         return .success(.touch(record))
     }
 }

@@ -300,7 +300,8 @@ final class TapService: LineHandler {
         } catch {
             return false
         }
-        writeTouchRecord(phase, key: key, x: x, y: y, now: now, layout: layoutName)
+        writeTouchRecord(phase, key: key, x: x, y: y, now: now, layout: layoutName,
+                         current: phase == .down ? engine.currentLayoutName : nil)
         for index in classed.indices {
             if index > 0 { reply?.append(0x2C) }
             emit(&classed[index], reply: reply)
@@ -345,10 +346,12 @@ final class TapService: LineHandler {
 
     private func source(_ stream: Int) -> [UInt8] { stream > 0 ? socketSource : touchscreenSources[stream] ?? Array("null".utf8) }
 
-    private func writeTouchRecord(_ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, now: UInt64, layout: String?) {
+    private func writeTouchRecord(
+        _ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, now: UInt64, layout: String?, current: String? = nil
+    ) {
         guard eventLog.isEnabled else { return }
         TouchRecord.write(phase, slot: key.slot, x: x, y: y, source: source(key.stream), conn: key.stream > 0 ? key.stream : nil,
-                          nanos: now, layout: layout, into: eventLog.begin())
+                          nanos: now, layout: layout, current: current, into: eventLog.begin())
         _ = eventLog.commit()
     }
 

@@ -19,6 +19,30 @@ public struct TapOptions: Sendable, Equatable {
     }
 }
 
+/// Options of `tapgrid touch X Y`: a finger pressed there for `holdMs`, then lifted (twice with `double`).
+public struct TouchOptions: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    /// `--hold`: how long the finger stays down, in milliseconds.
+    public var holdMs: Double
+    /// `--double`: two quick taps.
+    public var double: Bool
+    public var layout: String?
+    public var socket: String?
+    public var json: Bool
+
+    public init(x: Double, y: Double, holdMs: Double = 0, double: Bool = false, layout: String? = nil, socket: String? = nil,
+                json: Bool = false) {
+        self.x = x
+        self.y = y
+        self.holdMs = holdMs
+        self.double = double
+        self.layout = layout
+        self.socket = socket
+        self.json = json
+    }
+}
+
 /// Options of `tapgrid hit X Y`: online through the daemon, or offline when ``config`` is set.
 public struct HitOptions: Sendable, Equatable {
     public var x: Double
@@ -119,7 +143,7 @@ public struct ReplayOptions: Sendable, Equatable {
 
 /// The subcommands of `tapgrid`, in help order.
 public enum CLISubcommand: String, Sendable, Equatable, CaseIterable {
-    case tap, hit, status, reload, use, check, show, replay
+    case tap, touch, hit, status, reload, use, check, show, replay
 
     /// The exact `tapgrid <sub> --help` text (ends with one newline).
     public var helpText: String { spec.helpText }
@@ -131,6 +155,7 @@ public enum CLISubcommand: String, Sendable, Equatable, CaseIterable {
 /// What a `tapgrid` command line asks for.
 public enum CLICommand: Sendable, Equatable {
     case tap(TapOptions)
+    case touch(TouchOptions)
     case hit(HitOptions)
     case status(ControlOptions)
     case reload(ControlOptions)
@@ -207,6 +232,18 @@ public enum CLICommand: Sendable, Equatable {
                 TapOptions(
                     x: p.number("x"), y: p.number("y"), layout: p.string("layout"), socket: p.string("socket"),
                     json: p.flag("json")))
+        case .touch:
+            let hold = p.number("hold")
+            if hold < 0 || hold > 60_000 {
+                throw CLISpecs.touch.error("The value '\(p.string("hold") ?? "")' is invalid for '--hold <ms>': expected milliseconds from 0 to 60000")
+            }
+            if p.flag("double") && hold > 0 {
+                throw CLISpecs.touch.error("'--hold <ms>' and '--double' cannot be combined; use one or the other")
+            }
+            return .touch(
+                TouchOptions(
+                    x: p.number("x"), y: p.number("y"), holdMs: hold, double: p.flag("double"), layout: p.string("layout"),
+                    socket: p.string("socket"), json: p.flag("json")))
         case .hit:
             return .hit(
                 HitOptions(
@@ -242,6 +279,7 @@ extension CLISubcommand {
     var spec: CommandSpec {
         switch self {
         case .tap: return CLISpecs.tap
+        case .touch: return CLISpecs.touch
         case .hit: return CLISpecs.hit
         case .status: return CLISpecs.status
         case .reload: return CLISpecs.reload
@@ -297,6 +335,18 @@ enum CLISpecs {
             .option("layout", value: "name", help: "Layout to tap in.", default: "the daemon's current layout"),
             socket,
             .flag("json", help: "Print the daemon's reply as JSON."),
+        ])
+
+    static let touch = CommandSpec(
+        path: ["tapgrid", "touch"],
+        abstract: "Press a finger at (<x>, <y>) and lift it, to try tap classes: a tap, a long press or hold, a double tap.",
+        arguments: [
+            x, y,
+            .option("hold", value: "ms", .finiteNumber, help: "How long the finger stays down, in milliseconds.", default: "0"),
+            .flag("double", help: "Tap twice, quickly."),
+            .option("layout", value: "name", help: "Layout to press on.", default: "the daemon's current layout"),
+            socket,
+            .flag("json", help: "Print the daemon's replies as JSON, one per line."),
         ])
 
     static let hit = CommandSpec(

@@ -37,6 +37,8 @@ public enum TapgridCLIMain {
             return DaemonCommands(console: console).hit(options)
         case .tap(let options):
             return DaemonCommands(console: console).tap(options)
+        case .touch(let options):
+            return TouchCommand(console: console).run(options)
         case .status(let options):
             return DaemonCommands(console: console).control(op: "status", options: options)
         case .reload(let options):

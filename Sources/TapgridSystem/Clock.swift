@@ -17,4 +17,12 @@ public enum Clock {
         clock_gettime(CLOCK_REALTIME, &ts)
         return (Int64(ts.tv_sec), Int64(ts.tv_nsec))
     }
+
+    /// Sleeps the calling thread (the CLI's pauses; never the daemon's loop).
+    /// The corresponding C function is `nanosleep`.
+    public static func sleep(nanoseconds: UInt64) {
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
 }

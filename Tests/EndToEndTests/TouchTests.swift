@@ -117,5 +117,22 @@ extension EndToEnd {
             // and slot 1's repeats never come.
             #expect(try recordedTaps(daemon) == ["hold 2 volume dispatched", "long 4 pages dispatched"])
         }
+    
+        @Test func touchCommandTriesClassesFromAShell() throws {
+            let daemon = try DaemonProcess(config: Self.config)
+            func touch(_ arguments: [String]) throws -> (Int32, String) {
+                let result = try runProgram(cliBinary, ["touch"] + arguments + ["--socket", daemon.socketPath])
+                return (result.code, result.out)
+            }
+            var (status, out) = try touch(["50", "50"])
+            #expect(status == 0 && out == "seq 1 pad: 0 tag 1 -> audit: dispatched (tap)\n")
+            (status, out) = try touch(["150", "50", "--hold", "450"])
+            #expect(status == 0 && out == "1 tap fired while the finger was down or after its double-tap window (a long press, hold repeats, a single tap): they go to no client; the event log and the daemon's log have them\n")
+            (status, out) = try touch(["350", "50", "--double"])
+            #expect(status == 0 && out == "seq 3 pad: 3 tag 4 -> zoom: dispatched (double)\n")
+            (status, out) = try touch(["50", "50", "--hold", "20"])
+            #expect(status == 0 && out.hasPrefix("seq 4 pad: 0 tag 1 -> audit: "))
+            #expect(try daemon.stop() == 0)
+        }
     }
 }

@@ -23,6 +23,8 @@ OPTIONS:
 SUBCOMMANDS:
   tap                     Tap at (<x>, <y>): the daemon hit-tests, routes and
                           dispatches it, and this prints the outcome.
+  touch                   Press a finger at (<x>, <y>) and lift it, to try tap
+                          classes: a tap, a long press or hold, a double tap.
   hit                     Hit-test (<x>, <y>) without dispatching anything,
                           through the daemon or offline with --config.
   status                  Print the running daemon's state: current layout,

@@ -22,6 +22,11 @@ import Testing
         (["tap", "--json", "--json", "1", "2"], .tap(TapOptions(x: 1, y: 2, json: true))),
         (["tap", "--", "-5", "-6"], .tap(TapOptions(x: -5, y: -6))),
         (["tap", "1", "--json", "--", "2"], .tap(TapOptions(x: 1, y: 2, json: true))),
+        // touch
+        (["touch", "1", "2"], .touch(TouchOptions(x: 1, y: 2))),
+        (["touch", "1", "2", "--hold", "600", "--layout", "home", "--json"],
+         .touch(TouchOptions(x: 1, y: 2, holdMs: 600, layout: "home", json: true))),
+        (["touch", "--double", "1", "2", "--socket=/s"], .touch(TouchOptions(x: 1, y: 2, double: true, socket: "/s"))),
         // hit
         (["hit", "10", "20"], .hit(HitOptions(x: 10, y: 20))),
         (["hit", "10", "20", "--config", "cfg.json", "--layout", "home", "--json"],

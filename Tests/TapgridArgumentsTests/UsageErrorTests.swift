@@ -5,6 +5,7 @@ import Testing
 /// Every usage error, with its exact stderr text.
 @Suite struct UsageErrorTests {
     static let tapUsage = "tapgrid tap <x> <y> [--layout <name>] [--socket <path>] [--json]"
+    static let touchUsage = "tapgrid touch <x> <y> [--hold <ms>] [--double] [--layout <name>] [--socket <path>] [--json]"
     static let hitUsage = "tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]"
     static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
     static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]"
@@ -19,15 +20,15 @@ import Testing
         (["-x"], "Unknown option '-x'", rootUsage, "tapgrid"),
         (["--socket", "/s", "status"], "Unknown option '--socket'", rootUsage, "tapgrid"),
         (["--"], "Missing expected argument '<subcommand>'", rootUsage, "tapgrid"),
-        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
-        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         // a mistyped subcommand: a swap, a missing or extra letter, a unique prefix
         (["stauts"], "Unknown subcommand 'stauts'; did you mean 'status'?", rootUsage, "tapgrid"),
         (["chek", "c.json"], "Unknown subcommand 'chek'; did you mean 'check'?", rootUsage, "tapgrid"),
         (["taps", "1", "2"], "Unknown subcommand 'taps'; did you mean 'tap'?", rootUsage, "tapgrid"),
         (["rep", "e.jsonl"], "Unknown subcommand 'rep'; did you mean 'replay'?", rootUsage, "tapgrid"),
         (["help", "shwo"], "Unknown subcommand 'shwo'; did you mean 'show'?", rootUsage, "tapgrid"),
-        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         (["--verison"], "Unknown option '--verison'; did you mean '--version'?", rootUsage, "tapgrid"),
         (["help", "tap", "extra"], "Unexpected argument 'extra'", rootUsage, "tapgrid"),
         // unknown options
@@ -52,6 +53,10 @@ import Testing
          statusUsage, "tapgrid status"),
         // missing arguments
         (["tap"], "Missing expected argument '<x>'", tapUsage, "tapgrid tap"),
+        (["touch", "1", "2", "--hold", "-5"], "The value '-5' is invalid for '--hold <ms>': expected milliseconds from 0 to 60000",
+         touchUsage, "tapgrid touch"),
+        (["touch", "1", "2", "--hold", "500", "--double"], "'--hold <ms>' and '--double' cannot be combined; use one or the other",
+         touchUsage, "tapgrid touch"),
         (["tap", "1"], "Missing expected argument '<y>'", tapUsage, "tapgrid tap"),
         (["tap", "--json", "1"], "Missing expected argument '<y>'", tapUsage, "tapgrid tap"),
         (["hit"], "Missing expected argument '<x>'", hitUsage, "tapgrid hit"),
@@ -150,7 +155,7 @@ import Testing
         let root = try #require(throws: UsageError.self) { try CLICommand.parse(["frobnicate"]) }
         #expect(
             root.description == """
-                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'
+                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'
                 Usage: tapgrid <subcommand>
                   See 'tapgrid --help' for more information.
                 """)

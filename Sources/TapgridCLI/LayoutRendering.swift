@@ -47,7 +47,7 @@ enum LayoutRendering {
     }
 
     /// Aligned columns for people: path, name, rect (at most two decimals; JSON is exact), tag,
-    /// handler, actionData.
+    /// handler (then `long: ...`, `hold: ...`, `double: ...` for grids that route those classes), actionData.
     static func table(_ layout: LoadedLayout, config: Config) -> String {
         let tree = layout.tree
         var rows: [[String]] = [["PATH", "NAME", "X", "Y", "WIDTH", "HEIGHT", "TAG", "HANDLER", "ACTION DATA"]]
@@ -57,7 +57,13 @@ enum LayoutRendering {
             let depth = depthOf(index, in: tree)
             let path = String(repeating: "  ", count: depth) + HumanText.gridLabel(tree.path(of: index))
             let hittable = tree.nodes[index].hittable
-            let handler = hittable ? (info.flatMap { config.handlerName($0.handler) } ?? "(unrouted)") : "-"
+            var handler = hittable ? (info.flatMap { config.handlerName($0.handler) } ?? "(unrouted)") : "-"
+            // Tap classes beyond `tap`, so a person sees which grids act on a long press, a hold or a double tap.
+            if hittable, let classes = layout.classHandlers[Int(tree.nodes[index].info)] {
+                for tapClass in [TapClass.long, .hold, .double] where classes[tapClass] >= 0 {
+                    handler += ", \(tapClass.name): \(config.handlerName(classes[tapClass]) ?? "-")"
+                }
+            }
             rows.append([
                 path, info?.name ?? "-", formatForPeople(rect.x), formatForPeople(rect.y), formatForPeople(rect.width),
                 formatForPeople(rect.height), info.map { $0.tag != 0 ? String($0.tag) : "-" } ?? "-", handler,

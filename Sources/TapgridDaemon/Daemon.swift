@@ -65,8 +65,8 @@ final class Daemon: LoopHandler {
     /// Runs the loop until the lifecycle has stopped.
     /// - Returns: the exit code (0 after a graceful shutdown, 1 if epoll itself failed).
     func run() -> Int32 {
-        manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
+        manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
         do throws(Errno) {
             try loop.run { lifecycle.phase == .stopped }
         } catch {

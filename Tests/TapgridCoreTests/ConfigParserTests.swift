@@ -98,7 +98,7 @@ import Testing
             #"t.json: eventLog.paht: unknown key ignored; did you mean "path"?"#,
             #"t.json: layouts.a.widht: unknown key ignored; did you mean "width"?"#,
             #"t.json: layouts.a.debounceMS: unknown key ignored; did you mean "debounceMs"?"#,
-            #"t.json: layouts.a.frobs: unknown key ignored; a layout has width, height, direction, scale, grid and debounceMs"#,
+            #"t.json: layouts.a.frobs: unknown key ignored; a layout has width, height, direction, scale, grid, debounceMs, longPressMs, repeatMs, doubleTapMs and slop"#,
             #"t.json: handlers.h.comand: unknown key for a url handler ignored; did you mean "command"?"#,
             #"t.json: handlers.h.timeoutSecond: unknown key for a url handler ignored; did you mean "timeoutSeconds"?"#,
             #"t.json: routes[0].tag: unknown key ignored; did you mean "tags"?"#,

@@ -51,6 +51,8 @@ extension EndToEnd {
             _ = try c.request(#"{"op": "down", "x": 150, "y": 50}"#)
             usleep(450_000)
             #expect(taps(try c.request(#"{"op": "up"}"#)).isEmpty)
+            // The log handler's line names the handler that took the long press, not the tap's.
+            #expect(daemon.stderr.contains(#"tap seq=2 layout="pad" grid="1" name=null tag=2 handler="menu" actionData=null"#))
 
             // Hold: at 300 ms, then every 100 ms, until the release.
             _ = try c.request(#"{"op": "down", "x": 250, "y": 50, "slot": 1}"#)

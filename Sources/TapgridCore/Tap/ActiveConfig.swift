@@ -106,13 +106,18 @@ public final class ActiveConfig {
     /// What a `log` handler's line says about a grid after its `seq`:
     /// ` layout="home" grid="0/1" name="web" tag=1 handler="audit" actionData="https://..."` and `\n`.
     /// - Parameter slot: the grid's info slot; its handler must be set.
-    public func logTail(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+    /// - Parameters:
+    ///   - handler: the handler that took the tap.
+    ///   - isTapHandler: whether that is the grid's `tap` handler (cached); another class's (a long
+    ///     press's, a hold's, a double's) is written afresh.
+    public func logTail(layout: Int, grid: Int, slot: Int, handler: Int32, isTapHandler: Bool) -> [UInt8] {
         let index = hitStart[layout] + slot
-        if logTails[index].isEmpty { logTails[index] = logTailFragment(layout: layout, grid: grid, slot: slot) }
+        guard isTapHandler else { return logTailFragment(layout: layout, grid: grid, slot: slot, handler: handler) }
+        if logTails[index].isEmpty { logTails[index] = logTailFragment(layout: layout, grid: grid, slot: slot, handler: handler) }
         return logTails[index]
     }
 
-    private func logTailFragment(layout: Int, grid: Int, slot: Int) -> [UInt8] {
+    private func logTailFragment(layout: Int, grid: Int, slot: Int, handler: Int32) -> [UInt8] {
         let tree = layouts[layout].tree
         let info = tree.infos[slot]
         var bytes = Array(" layout=".utf8)
@@ -124,7 +129,7 @@ public final class ActiveConfig {
         bytes += Array(" tag=".utf8)
         if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { bytes += Array("null".utf8) }
         bytes += Array(" handler=".utf8)
-        JSONWriter.appendString(config.handlers[Int(info.handler)].name, to: &bytes)
+        JSONWriter.appendString(config.handlers[Int(handler)].name, to: &bytes)
         bytes += Array(" actionData=".utf8)
         bytes += Array(info.actionDataJSON.utf8)
         bytes.append(0x0A)

@@ -213,7 +213,9 @@ final class TapService: LineHandler {
     /// `TAPGRID_*` fields).
     private func writeLogRecord(_ decision: TapDecision) {
         let target = decision.target!
-        let tail = engine.active.logTail(layout: decision.layout, grid: target.grid, slot: target.info)
+        let tail = engine.active.logTail(
+            layout: decision.layout, grid: target.grid, slot: target.info, handler: target.handler,
+            isTapHandler: decision.tapClass == .tap)
         if log.journal {
             journalLogRecord(decision, tail: tail)
             return

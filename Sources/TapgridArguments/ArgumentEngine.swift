@@ -1,5 +1,5 @@
 // A small declarative argument engine that reproduces swift-argument-parser's observable
-// behaviour (guide L4): its help layout, its error phrases, `--name value`, `--name=value`,
+// behaviour (its documented conventions): its help layout, its error phrases, `--name value`, `--name=value`,
 // `--`, and `-h`/`--help`/`--version` anywhere before `--`. Pure: no I/O, no Foundation.
 
 /// One flag, option or positional argument of a command.

@@ -3,7 +3,7 @@ public let tapgridVersion = "0.1.0"
 
 /// A command line that does not fit the command's definition.
 ///
-/// Rendered the way swift-argument-parser renders its parse errors (guide L4), on stderr, exit 64:
+/// Rendered the way swift-argument-parser renders its parse errors (its documented conventions), on stderr, exit 64:
 ///
 ///     Error: Unknown option '--foo'
 ///     Usage: tapgrid status [--socket <path>] [--config <path>] [--json]

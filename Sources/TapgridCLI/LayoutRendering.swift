@@ -2,7 +2,7 @@ import TapgridCore
 
 /// `tapgrid show --format json|table`: every grid in pre-order with its rect and routing.
 enum LayoutRendering {
-    /// The exact shape of contract.md: `{"layout", "width", "height", "direction", "grids": [...]}`.
+    /// The exact shape README "Commands" documents: `{"layout", "width", "height", "direction", "grids": [...]}`.
     static func json(_ layout: LoadedLayout, config: Config) -> String {
         var out: [UInt8] = []
         let tree = layout.tree

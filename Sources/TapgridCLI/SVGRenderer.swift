@@ -37,8 +37,8 @@ enum SVGRenderer {
         return svg + "</svg>\n"
     }
 
-    /// Borderline geometry as MyLayout draws it (mylayout-reference.md section 6); `thick` is in
-    /// pixels, so divided by the layout's scale. Left and right stay physical in RTL.
+    /// Borderline geometry as MyLayout draws it; `thick` is in pixels, so divided by the layout's
+    /// scale. Left and right stay physical in RTL.
     static func borderlines(_ lines: [Borderline], rect r: Rect, scale: Double) -> String {
         var text = ""
         for line in lines {

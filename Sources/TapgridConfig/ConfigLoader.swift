@@ -5,7 +5,7 @@ import TapgridSystem
 /// Loads a config from disk: reads the file and the grid files it names, parses them as
 /// lenient JSON (comments, trailing commas), validates and resolves everything.
 public enum ConfigLoader {
-    /// Config and layout files larger than this are refused (contract.md, "Limits").
+    /// Config and layout files larger than this are refused (README, "Config").
     public static let maxFileBytes = 64 << 20
     /// JSON nesting accepted in files: a 256-level grid tree nests objects in arrays twice as deep.
     static let maxJSONDepth = 2 * GridParser.maxDepth + 16

@@ -12,7 +12,7 @@ extension GridTree {
     }
 
     /// Writes `{"path": ..., "name": ..., "tag": ..., "actionData": ...}` for a hit grid, with
-    /// `null` for a missing name, tag or actionData (contract.md, tap reply).
+    /// `null` for a missing name, tag or actionData (the tap reply, README "Socket protocol").
     public func appendHitObject(of index: Int, to out: inout [UInt8]) {
         out.append(contentsOf: #"{"path": ""#.utf8)
         appendPath(of: index, to: &out)

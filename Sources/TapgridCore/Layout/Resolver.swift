@@ -1,4 +1,4 @@
-/// Resolves a parsed grid tree to rects (grid-semantics.md sections 2 to 4 and 6).
+/// Resolves a parsed grid tree to rects (README, "Layout semantics").
 ///
 /// Grids are stored with children contiguous and after their parents, so one forward loop sizes
 /// and places every grid's children. RTL layouts are resolved in leading-based coordinates and

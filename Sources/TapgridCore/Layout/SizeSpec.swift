@@ -1,4 +1,4 @@
-/// How a grid is sized along its parent's split axis (grid-semantics.md section 2).
+/// How a grid is sized along its parent's split axis (README, "Layout semantics").
 public enum SizeSpec: Sendable, Equatable {
     /// `n >= 1` points.
     case fixed(Double)

@@ -1,4 +1,4 @@
-/// What kind of press a tap was (contract, "Touch contacts and tap classes").
+/// What kind of press a tap was (README, "Touch contacts and tap classes").
 public enum TapClass: Int, Sendable, CaseIterable {
     /// A press released in place (a plain tap request is always one).
     case tap
@@ -26,7 +26,7 @@ public enum TapClass: Int, Sendable, CaseIterable {
     }
 }
 
-/// A layout's timing for tap classes (each overridable per layout; contract defaults).
+/// A layout's timing for tap classes (each overridable per layout; README "Touch contacts and tap classes").
 public struct TouchTiming: Sendable, Equatable {
     public var longPressMs: Int = 500
     public var repeatMs: Int = 200

@@ -39,7 +39,7 @@ public struct ChildRequest: Sendable {
     }
 }
 
-/// What `ChildSupervisor.submit` did with a request (the contract's handler outcomes).
+/// What `ChildSupervisor.submit` did with a request (the handler outcomes of README "Socket protocol").
 public enum SubmitOutcome: Equatable, Sendable {
     /// Started now, or queued behind the handler's running children. Exactly one `ChildExit`
     /// with this request's `seq` follows later.

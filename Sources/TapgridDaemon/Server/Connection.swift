@@ -4,7 +4,7 @@ import TapgridSystem
 /// One client connection: its descriptor, request framer, reply queue and peer identity.
 /// Loop-owned; the `SocketServer` reads and writes it, the `TapService` answers its lines.
 final class Connection {
-    /// Longest request line accepted, without its `\n` (contract: 65,536 bytes).
+    /// Longest request line accepted, without its `\n` (65,536 bytes, README "Socket protocol").
     static let maxLineBytes = 65_536
     /// Queued replies past which a client that keeps sending but never reads is dropped, so it
     /// cannot make the daemon buffer without bound (one large reply may exceed it on its own).

@@ -28,10 +28,10 @@ import Testing
 
     func replay(_ config: Config) -> [String] {
         var replay = TouchReplay(config: config)
-        var taps: [TouchReplay.Tap] = []
+        var taps: [TapRecord] = []
         for record in Self.records { taps += replay.feed(record) }
         taps += replay.finish()
-        return taps.map { "\($0.tapClass.name) \($0.hit ?? "miss") \($0.handler ?? "none")" }
+        return taps.map { "\($0.tapClass ?? "-") \($0.hit ?? "miss") \($0.handler ?? "none")" }
     }
 
     @Test func theRecognizerRunsAgainOnTheRecordedTiming() throws {

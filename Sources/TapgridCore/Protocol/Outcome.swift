@@ -1,5 +1,19 @@
+/// An enum whose cases have fixed JSON names (outcomes, tap classes, contact phases).
+public protocol NamedCase: CaseIterable {
+    /// The case's JSON name, as static bytes (no String on the tap path).
+    var name: StaticString { get }
+}
+
+extension NamedCase {
+    /// The case named `text`, nil for any other string (reading event logs and replies).
+    public init?(name text: String) {
+        guard let found = Self.allCases.first(where: { $0.name.description == text }) else { return nil }
+        self = found
+    }
+}
+
 /// What became of a tap: the reply's and the event log's `outcome`.
-public enum Outcome: Int, CaseIterable, Sendable {
+public enum Outcome: Int, NamedCase, Sendable {
     case dispatched, miss, unrouted, denied, busy, failed, suppressed, checked
 
     /// The outcome's JSON name, as static bytes (no String on the tap path).
@@ -14,12 +28,6 @@ public enum Outcome: Int, CaseIterable, Sendable {
         case .suppressed: return "suppressed"
         case .checked: return "checked"
         }
-    }
-
-    /// The outcome named `text`, nil for any other string (reading event logs and replies).
-    public init?(name text: String) {
-        guard let found = Outcome.allCases.first(where: { $0.name.description == text }) else { return nil }
-        self = found
     }
 }
 

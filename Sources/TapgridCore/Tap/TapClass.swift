@@ -1,5 +1,5 @@
 /// What kind of press a tap was (README, "Touch contacts and tap classes").
-public enum TapClass: Int, Sendable, CaseIterable {
+public enum TapClass: Int, Sendable, NamedCase {
     /// A press released in place (a plain tap request is always one).
     case tap
     /// Held `longPressMs` on a grid that routes `long`: fires once while still down.
@@ -17,12 +17,6 @@ public enum TapClass: Int, Sendable, CaseIterable {
         case .hold: return "hold"
         case .double: return "double"
         }
-    }
-
-    /// The class named `text`, nil for any other string.
-    public init?(name text: String) {
-        guard let found = TapClass.allCases.first(where: { $0.name.description == text }) else { return nil }
-        self = found
     }
 }
 

@@ -11,7 +11,7 @@ public struct ContactKey: Hashable, Sendable {
 }
 
 /// A contact event's phase.
-public enum TouchPhase: Int, Sendable, CaseIterable {
+public enum TouchPhase: Int, Sendable, NamedCase {
     case down, move, up, cancel
 
     public var name: StaticString {
@@ -21,11 +21,6 @@ public enum TouchPhase: Int, Sendable, CaseIterable {
         case .up: return "up"
         case .cancel: return "cancel"
         }
-    }
-
-    public init?(name text: String) {
-        guard let found = TouchPhase.allCases.first(where: { $0.name.description == text }) else { return nil }
-        self = found
     }
 }
 

@@ -2,20 +2,6 @@
 /// timing, against a (possibly changed) config: what `tapgrid replay` compares with the classed
 /// tap records the daemon wrote. Pure: the times come from the records.
 public struct TouchReplay {
-    /// One tap the recognizer fired in the replay.
-    public struct Tap: Sendable, Equatable {
-        public var tapClass: TapClass
-        /// The layout it was on.
-        public var layout: String
-        public var x: Double
-        public var y: Double
-        /// The hit grid's path; nil for a miss.
-        public var hit: String?
-        public var tag: Int64?
-        public var actionData: JSONValue
-        public var handler: String?
-    }
-
     private var engine: TapEngine
     /// Touchscreens' names to their (negative) streams.
     private var devices: [String: Int] = [:]
@@ -25,7 +11,7 @@ public struct TouchReplay {
     public init(config: Config) { engine = TapEngine(config: config, generation: 1) }
 
     /// Feeds one contact event. - Returns: the taps fired up to and including it, in order.
-    public mutating func feed(_ record: TouchRecord) -> [Tap] {
+    public mutating func feed(_ record: TouchRecord) -> [TapRecord] {
         let now = UInt64(max(0, record.ms * 1_000_000).rounded())
         lastNanos = max(lastNanos, now)
         let stream: Int
@@ -56,23 +42,26 @@ public struct TouchReplay {
     }
 
     /// The taps the recognizer still owes when the log ends (windows and timers due by its last event).
-    public mutating func finish() -> [Tap] {
+    public mutating func finish() -> [TapRecord] {
         fired.removeAll(keepingCapacity: true)
         engine.advanceTouch(to: lastNanos, into: &fired)
         return fired.map(describe)
     }
 
-    private func describe(_ tap: ClassedTap) -> Tap {
+    /// The tap as its record would read (no `seq`: replay numbers nothing).
+    private func describe(_ tap: ClassedTap) -> TapRecord {
         let decision = tap.decision
         let layout = engine.active.layouts[decision.layout]
-        var result = Tap(tapClass: decision.tapClass, layout: layout.name, x: tap.x, y: tap.y, hit: nil, tag: nil,
-                         actionData: .null, handler: engine.active.config.handlerName(decision.handler))
+        var record = TapRecord(seq: "-", layout: layout.name, x: tap.x, y: tap.y,
+                               handler: engine.active.config.handlerName(decision.handler),
+                               outcome: decision.outcome.name.description)
+        record.tapClass = decision.tapClass.name.description
         if let target = decision.target {
-            result.hit = layout.tree.path(of: target.grid)
+            record.hit = layout.tree.path(of: target.grid)
             let info = layout.tree.infos[target.info]
-            result.tag = info.tag != 0 ? info.tag : nil
-            result.actionData = info.actionData ?? .null
+            record.tag = info.tag != 0 ? info.tag : nil
+            record.actionData = info.actionData ?? .null
         }
-        return result
+        return record
     }
 }

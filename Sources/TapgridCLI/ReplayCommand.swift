@@ -28,6 +28,7 @@ struct ReplayCommand {
             console.error(error.description)
             return TapgridCLIMain.failure
         }
+        if options.dispatch { return ReplayDispatch(console: console).run(options, events: bytes) }
         var engine: TapEngine? = nil
         var client: DaemonClient? = nil
         if let socket = options.socket {
@@ -83,10 +84,13 @@ struct ReplayCommand {
         return differ == 0 && unreadable == 0 ? TapgridCLIMain.success : TapgridCLIMain.failure
     }
 
+    /// What a tap whose recorded layout is not in the config (or the daemon) any more replays to.
+    static func layoutGone(_ layout: String) -> String { "layout \(jsonEscaped(layout)) no longer exists" }
+
     /// The tap hit-tested and routed again through the engine (as a `hit` request would be).
     static func replayOffline(_ record: TapRecord, engine: TapEngine) -> Outcome {
         guard let layout = engine.layoutIndex(for: record.layout) else {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "layout \(jsonEscaped(record.layout)) no longer exists")
+            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: layoutGone(record.layout))
         }
         let decision = engine.check(layout: layout, x: record.x, y: record.y)
         guard let target = decision.target, let info = engine.info(of: decision) else {
@@ -110,7 +114,10 @@ struct ReplayCommand {
             let reply = try? JSONParser.parse(line, lenient: false)
         else { return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "connection lost") }
         if let error = reply["error"] {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: HumanReply.text(error["message"]))
+            // The daemon's message lists its layouts; offline replay cannot say more than that the
+            // layout is gone, and both must print the same line for the same log and config.
+            let problem = error["code"] == .string("unknown_layout") ? Self.layoutGone(record.layout) : HumanReply.text(error["message"])
+            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: problem)
         }
         var outcome = Outcome(hit: nil, tag: nil, actionData: .null, handler: nil)
         if let hit = reply["hit"], case .object = hit {

@@ -150,7 +150,8 @@ struct ReplayCommand {
             console.line(text + "\(describe(was)) -> \(problem)")
             return
         }
-        text += "\(describe(was)) -> \(describe(now))"
+        // The same grid named once: what changed is what follows it (actionData, handler).
+        text += was.hit == now.hit && was.tag == now.tag ? describe(was) : "\(describe(was)) -> \(describe(now))"
         if was.actionData != now.actionData { text += ", actionData \(was.actionData.compactJSON) -> \(now.actionData.compactJSON)" }
         if was.handler != now.handler { text += ", handler \(was.handler ?? "none") -> \(now.handler ?? "none")" }
         console.line(text)

@@ -102,14 +102,23 @@ struct ReplayCommand {
             actionData: info.actionData ?? .null, handler: engine.active.config.handlerName(target.handler))
     }
 
-    func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
-        var request: [UInt8] = Array(#"{"op":"hit","x":"#.utf8)
+    /// `{"op":"hit","x":120,"y":340,"layout":"home"}` and a newline: a recorded tap as a request
+    /// (`hit` to compare, `tap` for `--dispatch`), always naming the layout it was recorded on.
+    static func appendRequest(_ op: StaticString, _ record: TapRecord, to request: inout [UInt8]) {
+        request.append(contentsOf: #"{"op":""#.utf8)
+        request.append(contentsOf: UnsafeBufferPointer(start: op.utf8Start, count: op.utf8CodeUnitCount))
+        request.append(contentsOf: #"","x":"#.utf8)
         JSONWriter.appendNumber(record.x, to: &request)
         request.append(contentsOf: #","y":"#.utf8)
         JSONWriter.appendNumber(record.y, to: &request)
         request.append(contentsOf: #","layout":"#.utf8)
         JSONWriter.appendString(record.layout, to: &request)
         request.append(contentsOf: "}\n".utf8)
+    }
+
+    func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
+        var request: [UInt8] = []
+        Self.appendRequest("hit", record, to: &request)
         guard (try? client.send(request)) != nil, let line = try? client.readLine(),
             let reply = try? JSONParser.parse(line, lenient: false)
         else { return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "connection lost") }

@@ -105,7 +105,7 @@ struct ReplayDispatch {
             var request: [UInt8] = []
             let wasIdle = next == answered
             while next < taps.count, next - answered < replayDispatchWindow, due(next) <= now {
-                Self.appendRequest(taps[next].record, to: &request)
+                ReplayCommand.appendRequest("tap", taps[next].record, to: &request)
                 next += 1
             }
             if !request.isEmpty {
@@ -184,17 +184,6 @@ struct ReplayDispatch {
             console.line(text)
         }
         return TapgridCLIMain.success
-    }
-
-    /// `{"op":"tap","x":120,"y":340,"layout":"home"}` and a newline.
-    static func appendRequest(_ record: TapRecord, to request: inout [UInt8]) {
-        request.append(contentsOf: #"{"op":"tap","x":"#.utf8)
-        JSONWriter.appendNumber(record.x, to: &request)
-        request.append(contentsOf: #","y":"#.utf8)
-        JSONWriter.appendNumber(record.y, to: &request)
-        request.append(contentsOf: #","layout":"#.utf8)
-        JSONWriter.appendString(record.layout, to: &request)
-        request.append(contentsOf: "}\n".utf8)
     }
 
     /// The record's `time`, if it has one as a string. `TapRecord` leaves it out (the replay

@@ -20,18 +20,26 @@ final class FakeDaemon: @unchecked Sendable {  // its state is behind a Mutex
         var mostUnanswered = 0
     }
 
+    /// The socket, in a folder of its own under /tmp: short, as `sun_path` needs, wherever the
+    /// checkout (and $TMPDIR) is.
     let path: String
+    private let folder: String
     let state = Mutex(State())
     private let listener: Int32
     private let done = DispatchSemaphore(value: 0)
 
     init(
-        path: String, answerWhenQuiet: Bool = false, closeAt: Int? = nil,
+        answerWhenQuiet: Bool = false, closeAt: Int? = nil,
         reply: @escaping @Sendable (Int, String) -> String = { n, _ in
             #"{"seq":\#(n),"layout":"home","generation":1,"hit":null,"handler":null,"outcome":"miss"}"#
         }
     ) throws {
-        self.path = path
+        var template = Array("/tmp/tgfake-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw FakeDaemonError(description: "mkdtemp: errno \(errno)")
+        }
+        folder = String(cString: made)
+        path = folder + "/d.sock"
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -45,6 +53,7 @@ final class FakeDaemon: @unchecked Sendable {  // its state is behind a Mutex
         }
         guard bound == 0, listen(listener, 4) == 0 else {
             Glibc.close(listener)
+            rmdir(folder)
             throw FakeDaemonError(description: "cannot listen on \(path): errno \(errno)")
         }
         Thread { [self] in
@@ -96,6 +105,7 @@ final class FakeDaemon: @unchecked Sendable {  // its state is behind a Mutex
         done.wait()
         Glibc.close(listener)
         unlink(path)
+        rmdir(folder)
     }
 }
 
@@ -134,7 +144,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func speedZeroKeepsAtMostTheWindowUnanswered() throws {
         let dir = try folder(["e.jsonl": eventLog(times: Array(repeating: 0, count: 200))])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock", answerWhenQuiet: true)
+        let daemon = try FakeDaemon(answerWhenQuiet: true)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
         #expect(result.out == "200 taps answered: dispatched 0, miss 200, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
@@ -152,7 +162,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func speedScalesTheRecordedGaps() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [10, 10.6, 11.2])])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock")
+        let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "2"])
         daemon.finish()
         #expect(result.code == 0)
@@ -167,7 +177,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func backwardsAndMissingTimesAddNoWait() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [30, 20, nil, 20.2])])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock")
+        let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
         #expect(result.code == 0)
@@ -182,7 +192,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func progressLineOnATerminal() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0.7, 1.4])])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock")
+        let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: true)
         daemon.finish()
         #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
@@ -202,7 +212,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func noProgressLineElsewhere() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0.7, 1.4])])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock")
+        let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: false)
         daemon.finish()
         #expect(result.err == "")
@@ -213,11 +223,11 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func daemonGoneMidway() throws {
         let dir = try folder(["e.jsonl": eventLog(times: Array(repeating: 0, count: 5))])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock", closeAt: 3)
+        let daemon = try FakeDaemon(closeAt: 3)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
         #expect(result.out == "")
-        #expect(result.err == "Error: the daemon at \(dir)/d.sock closed the connection (2 of 5 taps answered)\n")
+        #expect(result.err == "Error: the daemon at \(daemon.path) closed the connection (2 of 5 taps answered)\n")
         #expect(result.code == 69)
     }
 
@@ -226,13 +236,13 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func unknownOutcomesAndUnloggedTaps() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0, 0, 0])])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock") { n, _ in
+        let daemon = try FakeDaemon { n, _ in
             n == 2 ? #"{"seq":2,"layout":"home","outcome":"deferred"}"# : #"{"seq":\#(n),"layout":"home","outcome":"dispatched","logged":false}"#
         }
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--json"])
         daemon.finish()
         #expect(result.out == #"{"taps": 4, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "deferred": 1}, "errors": 0, "notLogged": 3, "unreadable": 0}"# + "\n")
-        let human = try FakeDaemon(path: dir + "/d.sock") { n, _ in #"{"seq":\#(n),"outcome":"dispatched","logged":false}"# }
+        let human = try FakeDaemon { n, _ in #"{"seq":\#(n),"outcome":"dispatched","logged":false}"# }
         let text = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", human.path])
         human.finish()
         #expect(text.out == "4 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0; 4 not logged\n")
@@ -242,7 +252,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     @Test func emptyLog() throws {
         let dir = try folder(["e.jsonl": #"{"time":"2026-11-29T10:00:00.000Z","run":"r","seq":1,"event":"exit","status":0,"durationMs":3}"# + "\n"])
         defer { removeFolder(dir) }
-        let daemon = try FakeDaemon(path: dir + "/d.sock")
+        let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
         #expect(result.out == "0 taps answered: dispatched 0, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")

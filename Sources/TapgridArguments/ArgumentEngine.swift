@@ -18,6 +18,9 @@ struct ArgumentSpec: Sendable, Equatable {
         case string
         /// A finite `Double` (negative and fractional allowed; `nan`/`inf` rejected).
         case finiteNumber
+        /// A finite `Double` of 0 or more (a factor such as `--speed`, where a negative one means
+        /// nothing); the error says so.
+        case nonNegativeNumber
         /// One of these exact strings (shown in help and in the error message).
         case oneOf([String])
     }
@@ -93,6 +96,11 @@ struct ArgumentSpec: Sendable, Equatable {
             return (true, "")
         case .finiteNumber:
             return (Double(value)?.isFinite == true, "")
+        case .nonNegativeNumber:
+            guard let number = Double(value), number.isFinite, number >= 0 else {
+                return (false, ". Please provide a number of 0 or more.")
+            }
+            return (true, "")
         case .oneOf(let values):
             if values.contains(value) { return (true, "") }
             let quoted = values.map { "'\($0)'" }

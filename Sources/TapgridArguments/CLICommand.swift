@@ -126,17 +126,28 @@ public struct ShowOptions: Sendable, Equatable {
 }
 
 /// Options of `tapgrid replay EVENTS`: against ``config`` (default config when both are nil) or a
-/// running daemon at ``socket``; never both.
+/// running daemon at ``socket``; never both. With ``dispatch`` the taps go to the daemon at
+/// ``socket`` as real taps instead (``socket`` is then always set, ``config`` never).
 public struct ReplayOptions: Sendable, Equatable {
     public var events: String
     public var config: String?
     public var socket: String?
+    /// `--dispatch`: send the recorded taps as taps and count their outcomes.
+    public var dispatch: Bool
+    /// `--speed`: how many times faster than recorded the taps are sent; 0 means as fast as the
+    /// daemon answers. Never negative; only meaningful with ``dispatch``.
+    public var speed: Double
     public var json: Bool
 
-    public init(events: String, config: String? = nil, socket: String? = nil, json: Bool = false) {
+    public init(
+        events: String, config: String? = nil, socket: String? = nil, dispatch: Bool = false, speed: Double = 1,
+        json: Bool = false
+    ) {
         self.events = events
         self.config = config
         self.socket = socket
+        self.dispatch = dispatch
+        self.speed = speed
         self.json = json
     }
 }
@@ -267,10 +278,23 @@ public enum CLICommand: Sendable, Equatable {
                     format: p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table,
                     output: p.string("output")))
         case .replay:
+            let spec = CLISpecs.replay
+            let dispatch = p.flag("dispatch")
+            // Sending real taps runs real actions: the daemon that gets them is named, never found
+            // from the environment, and a config (which would mean "offline") is refused.
+            if dispatch, p.string("config") != nil {
+                throw spec.error("'--dispatch' and '--config <path>' cannot be combined; --dispatch sends the taps to the daemon named by '--socket <path>'")
+            }
+            if dispatch, p.string("socket") == nil {
+                throw spec.error("'--dispatch' needs '--socket <path>' to name the running daemon that gets the taps")
+            }
+            if !dispatch, p.string("speed") != nil {
+                throw spec.error("'--speed <factor>' only applies to '--dispatch'; add --dispatch or leave --speed out")
+            }
             return .replay(
                 ReplayOptions(
                     events: p.string("events") ?? "", config: p.string("config"), socket: p.string("socket"),
-                    json: p.flag("json")))
+                    dispatch: dispatch, speed: p.string("speed").flatMap(Double.init) ?? 1, json: p.flag("json")))
         }
     }
 }
@@ -290,6 +314,11 @@ extension CLISubcommand {
         }
     }
 }
+
+/// How many taps `replay --dispatch` leaves unanswered at most: enough to keep the daemon busy
+/// (it answers each line at once), few enough that neither side's socket buffer fills up while
+/// the other waits. Named in the help of `--speed`.
+public let replayDispatchWindow = 64
 
 /// Help phrases shared by several commands and by `tapgridd`.
 enum HelpPhrases {
@@ -403,14 +432,24 @@ enum CLISpecs {
     static let replay = CommandSpec(
         path: ["tapgrid", "replay"],
         abstract:
-            "Hit-test and route the taps of an event log again (dispatching nothing) and report each one that differs; exit 1 if any does.",
+            "Hit-test and route the taps of an event log again (dispatching nothing) and report each one that differs; exit 1 if any does. With --dispatch, send them to the daemon as real taps.",
         arguments: [
             .positional("events", help: "Event log to replay (JSON Lines, as the daemon writes it)."),
             .option("config", value: "path", help: "Config to replay against.", default: HelpPhrases.defaultConfig),
             .option(
                 "socket", value: "path",
-                help: "Replay against the daemon listening here, with hit requests (nothing is dispatched or logged)."),
-            .flag("json", help: "Print one JSON object per difference, then a summary object."),
+                help:
+                    "Replay against the daemon listening here, with hit requests (nothing is dispatched or logged); with --dispatch, the daemon that gets the taps."),
+            .flag(
+                "dispatch",
+                help:
+                    "Send the taps to the daemon at --socket as real taps (run and logged, each with its recorded layout), spaced as recorded, and count their outcomes; exit 0 once every tap is answered."),
+            .option(
+                "speed", value: "factor", .nonNegativeNumber,
+                help:
+                    "With --dispatch: play the recording this many times as fast (2: twice as fast; 0: as fast as the daemon answers, at most \(replayDispatchWindow) taps unanswered).",
+                default: "1"),
+            .flag("json", help: "Print one JSON object per difference, then a summary object (with --dispatch: the outcome counts)."),
         ],
         exclusiveGroups: [["config", "socket"]])
 }

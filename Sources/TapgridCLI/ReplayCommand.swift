@@ -28,6 +28,7 @@ struct ReplayCommand {
             console.error(error.description)
             return TapgridCLIMain.failure
         }
+        if options.dispatch { return ReplayDispatch(console: console).run(options, events: bytes) }
         var engine: TapEngine? = nil
         var client: DaemonClient? = nil
         if let socket = options.socket {
@@ -83,10 +84,13 @@ struct ReplayCommand {
         return differ == 0 && unreadable == 0 ? TapgridCLIMain.success : TapgridCLIMain.failure
     }
 
+    /// What a tap whose recorded layout is not in the config (or the daemon) any more replays to.
+    static func layoutGone(_ layout: String) -> String { "layout \(jsonEscaped(layout)) no longer exists" }
+
     /// The tap hit-tested and routed again through the engine (as a `hit` request would be).
     static func replayOffline(_ record: TapRecord, engine: TapEngine) -> Outcome {
         guard let layout = engine.layoutIndex(for: record.layout) else {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "layout \(jsonEscaped(record.layout)) no longer exists")
+            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: layoutGone(record.layout))
         }
         let decision = engine.check(layout: layout, x: record.x, y: record.y)
         guard let target = decision.target, let info = engine.info(of: decision) else {
@@ -98,19 +102,31 @@ struct ReplayCommand {
             actionData: info.actionData ?? .null, handler: engine.active.config.handlerName(target.handler))
     }
 
-    func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
-        var request: [UInt8] = Array(#"{"op":"hit","x":"#.utf8)
+    /// `{"op":"hit","x":120,"y":340,"layout":"home"}` and a newline: a recorded tap as a request
+    /// (`hit` to compare, `tap` for `--dispatch`), always naming the layout it was recorded on.
+    static func appendRequest(_ op: StaticString, _ record: TapRecord, to request: inout [UInt8]) {
+        request.append(contentsOf: #"{"op":""#.utf8)
+        request.append(contentsOf: UnsafeBufferPointer(start: op.utf8Start, count: op.utf8CodeUnitCount))
+        request.append(contentsOf: #"","x":"#.utf8)
         JSONWriter.appendNumber(record.x, to: &request)
         request.append(contentsOf: #","y":"#.utf8)
         JSONWriter.appendNumber(record.y, to: &request)
         request.append(contentsOf: #","layout":"#.utf8)
         JSONWriter.appendString(record.layout, to: &request)
         request.append(contentsOf: "}\n".utf8)
+    }
+
+    func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
+        var request: [UInt8] = []
+        Self.appendRequest("hit", record, to: &request)
         guard (try? client.send(request)) != nil, let line = try? client.readLine(),
             let reply = try? JSONParser.parse(line, lenient: false)
         else { return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "connection lost") }
         if let error = reply["error"] {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: HumanReply.text(error["message"]))
+            // The daemon's message lists its layouts; offline replay cannot say more than that the
+            // layout is gone, and both must print the same line for the same log and config.
+            let problem = error["code"] == .string("unknown_layout") ? Self.layoutGone(record.layout) : HumanReply.text(error["message"])
+            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: problem)
         }
         var outcome = Outcome(hit: nil, tag: nil, actionData: .null, handler: nil)
         if let hit = reply["hit"], case .object = hit {
@@ -143,7 +159,8 @@ struct ReplayCommand {
             console.line(text + "\(describe(was)) -> \(problem)")
             return
         }
-        text += "\(describe(was)) -> \(describe(now))"
+        // The same grid named once: what changed is what follows it (actionData, handler).
+        text += was.hit == now.hit && was.tag == now.tag ? describe(was) : "\(describe(was)) -> \(describe(now))"
         if was.actionData != now.actionData { text += ", actionData \(was.actionData.compactJSON) -> \(now.actionData.compactJSON)" }
         if was.handler != now.handler { text += ", handler \(was.handler ?? "none") -> \(now.handler ?? "none")" }
         console.line(text)

@@ -41,7 +41,7 @@ import Testing
 
     static let lines = [
         "tapgrid st", "tapgrid --gen", "tapgrid --generate-completion-script ", "tapgrid show --format ", "tapgrid show --",
-        "tapgrid check ex", "tapgrid replay ev", "tapgrid hit 1 2 --socket no", "tapgrid help re",
+        "tapgrid check ex", "tapgrid replay ev", "tapgrid replay e.jsonl --s", "tapgrid hit 1 2 --socket no", "tapgrid help re",
     ]
 
     /// The same answers in every shell (zsh leaves out options already given and excluded ones).
@@ -53,6 +53,7 @@ import Testing
         "tapgrid show --": ["--format", "--help", "--layout", "--output", "--version"],
         "tapgrid check ex": ["examples.json"],
         "tapgrid replay ev": ["events.jsonl"],
+        "tapgrid replay e.jsonl --s": ["--socket", "--speed"],
         "tapgrid hit 1 2 --socket no": ["notes.txt"],
         "tapgrid help re": ["reload", "replay"],
     ]

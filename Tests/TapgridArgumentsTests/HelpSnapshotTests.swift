@@ -38,7 +38,8 @@ SUBCOMMANDS:
                           SVG.
   replay                  Hit-test and route the taps of an event log again
                           (dispatching nothing) and report each one that
-                          differs; exit 1 if any does.
+                          differs; exit 1 if any does. With --dispatch, send
+                          them to the daemon as real taps.
 
   See 'tapgrid help <subcommand>' for detailed help.
 """ + "\n")
@@ -206,9 +207,10 @@ OPTIONS:
     @Test func replayHelp() {
         #expect(CLISubcommand.replay.helpText == """
 OVERVIEW: Hit-test and route the taps of an event log again (dispatching
-nothing) and report each one that differs; exit 1 if any does.
+nothing) and report each one that differs; exit 1 if any does. With --dispatch,
+send them to the daemon as real taps.
 
-USAGE: tapgrid replay <events> [--config <path> | --socket <path>] [--json]
+USAGE: tapgrid replay <events> [--config <path> | --socket <path>] [--dispatch] [--speed <factor>] [--json]
 
 ARGUMENTS:
   <events>                Event log to replay (JSON Lines, as the daemon writes
@@ -218,9 +220,17 @@ OPTIONS:
   --config <path>         Config to replay against. (default: $TAPGRID_CONFIG
                           or /etc/tapgrid/tapgrid.json)
   --socket <path>         Replay against the daemon listening here, with hit
-                          requests (nothing is dispatched or logged).
+                          requests (nothing is dispatched or logged); with
+                          --dispatch, the daemon that gets the taps.
+  --dispatch              Send the taps to the daemon at --socket as real taps
+                          (run and logged, each with its recorded layout),
+                          spaced as recorded, and count their outcomes; exit 0
+                          once every tap is answered.
+  --speed <factor>        With --dispatch: play the recording this many times
+                          as fast (2: twice as fast; 0: as fast as the daemon
+                          answers, at most 64 taps unanswered). (default: 1)
   --json                  Print one JSON object per difference, then a summary
-                          object.
+                          object (with --dispatch: the outcome counts).
   --version               Show the version.
   -h, --help              Show help information.
 """ + "\n")

@@ -59,6 +59,14 @@ import Testing
         (["replay", "events.jsonl", "--config", "c.json", "--json"],
          .replay(ReplayOptions(events: "events.jsonl", config: "c.json", json: true))),
         (["replay", "--socket=/s", "events.jsonl"], .replay(ReplayOptions(events: "events.jsonl", socket: "/s"))),
+        (["replay", "events.jsonl", "--dispatch", "--socket", "/s"],
+         .replay(ReplayOptions(events: "events.jsonl", socket: "/s", dispatch: true, speed: 1))),
+        (["replay", "events.jsonl", "--dispatch", "--socket=/s", "--speed", "2.5", "--json"],
+         .replay(ReplayOptions(events: "events.jsonl", socket: "/s", dispatch: true, speed: 2.5, json: true))),
+        (["replay", "--speed=0", "--socket", "/s", "events.jsonl", "--dispatch"],
+         .replay(ReplayOptions(events: "events.jsonl", socket: "/s", dispatch: true, speed: 0))),
+        (["replay", "events.jsonl", "--dispatch", "--socket", "/s", "--speed", "1e3"],
+         .replay(ReplayOptions(events: "events.jsonl", socket: "/s", dispatch: true, speed: 1000))),
     ]
 
     @Test(arguments: cases)

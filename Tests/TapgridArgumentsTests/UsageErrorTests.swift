@@ -9,7 +9,8 @@ import Testing
     static let hitUsage = "tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]"
     static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
     static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]"
-    static let replayUsage = "tapgrid replay <events> [--config <path> | --socket <path>] [--json]"
+    static let replayUsage =
+        "tapgrid replay <events> [--config <path> | --socket <path>] [--dispatch] [--speed <factor>] [--json]"
     static let useUsage = "tapgrid use <layout> [--socket <path>] [--config <path>] [--json]"
     static let rootUsage = "tapgrid <subcommand>"
 
@@ -93,6 +94,34 @@ import Testing
         (["replay", "e.jsonl", "--config", "c.json", "--socket", "/s"],
          "'--config <path>' and '--socket <path>' cannot be combined; use one or the other",
          replayUsage, "tapgrid replay"),
+        // replay --dispatch: a daemon named by --socket, no config, a speed of 0 or more
+        (["replay", "e.jsonl", "--dispatch"],
+         "'--dispatch' needs '--socket <path>' to name the running daemon that gets the taps", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--config", "c.json"],
+         "'--dispatch' and '--config <path>' cannot be combined; --dispatch sends the taps to the daemon named by '--socket <path>'",
+         replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--config", "c.json", "--dispatch", "--socket", "/s"],
+         "'--config <path>' and '--socket <path>' cannot be combined; use one or the other", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed", "-1"],
+         "The value '-1' is invalid for '--speed <factor>'. Please provide a number of 0 or more.", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed=-0.5"],
+         "The value '-0.5' is invalid for '--speed <factor>'. Please provide a number of 0 or more.", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed", "fast"],
+         "The value 'fast' is invalid for '--speed <factor>'. Please provide a number of 0 or more.", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed", "nan"],
+         "The value 'nan' is invalid for '--speed <factor>'. Please provide a number of 0 or more.", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed", "inf"],
+         "The value 'inf' is invalid for '--speed <factor>'. Please provide a number of 0 or more.", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch", "--socket", "/s", "--speed"],
+         "Missing value for '--speed <factor>'", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--socket", "/s", "--speed", "2"],
+         "'--speed <factor>' only applies to '--dispatch'; add --dispatch or leave --speed out", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--speed", "2", "--config", "c.json"],
+         "'--speed <factor>' only applies to '--dispatch'; add --dispatch or leave --speed out", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispatch=yes", "--socket", "/s"],
+         "The option '--dispatch' does not take any value, but 'yes' was specified.", replayUsage, "tapgrid replay"),
+        (["replay", "--dispatch", "--socket", "/s"], "Missing expected argument '<events>'", replayUsage, "tapgrid replay"),
+        (["replay", "e.jsonl", "--dispach"], "Unknown option '--dispach'; did you mean '--dispatch'?", replayUsage, "tapgrid replay"),
         // errors come in a fixed order: options first, then positional values, unexpected, missing
         (["tap", "abc", "--bogus"], "Unknown option '--bogus'", tapUsage, "tapgrid tap"),
         (["tap", "abc", "--layout"], "Missing value for '--layout <name>'", tapUsage, "tapgrid tap"),
@@ -165,6 +194,18 @@ import Testing
                 Error: Missing value for '--config <path>'
                 Usage: tapgridd [--config <path>] [--socket <path>] [--check] [--verbose]
                   See 'tapgridd --help' for more information.
+                """)
+    }
+
+    /// What a user who forgets the daemon of `--dispatch` sees, whole.
+    @Test func rendersDispatchWithoutSocket() throws {
+        let error = try #require(throws: UsageError.self) { try CLICommand.parse(["replay", "day.jsonl", "--dispatch", "--speed", "2"]) }
+        #expect(
+            error.stderrText == """
+                Error: '--dispatch' needs '--socket <path>' to name the running daemon that gets the taps
+                Usage: tapgrid replay <events> [--config <path> | --socket <path>] [--dispatch] [--speed <factor>] [--json]
+                  See 'tapgrid replay --help' for more information.
+
                 """)
     }
 

@@ -1,0 +1,265 @@
+import TapgridArguments
+import TapgridCore
+import TapgridSystem
+
+/// `tapgrid replay EVENTS --dispatch --socket PATH [--speed F]`: sends the recorded taps to a
+/// running daemon as real taps and counts what became of them. A demo (yesterday's traffic played
+/// to a new screen), a soak test (a day played at speed 1 over a day) or a load made of real
+/// traffic (`--speed 0`).
+///
+/// Each tap goes out as `{"op":"tap","x":X,"y":Y,"layout":L}` with its recorded layout, so it lands
+/// on the page it was recorded on whatever the daemon's current page is (and, naming its layout,
+/// it is not quieted by a layout switch: debounce of a grid still applies). Taps are sent when
+/// due: the recorded gaps between their `time`s (backwards jumps of the clock count as none)
+/// divided by the speed; at speed 0 all are due at once. At most `replayDispatchWindow` are
+/// unanswered at any moment, so a slow daemon slows the replay instead of piling up requests.
+/// Replies come back in order (the protocol's promise), so the unanswered taps are simply the
+/// ones between the last answered and the next to send.
+struct ReplayDispatch {
+    let console: Console
+
+    /// No reply for this long while taps wait for one: the daemon is taken to be stuck.
+    static let replyTimeoutNanos: UInt64 = 30_000_000_000
+    /// A progress line appears once a run has lasted this long: a short log is done before it,
+    /// and a long one (many taps, or taps spread over time) says where it is.
+    static let progressAfterNanos: UInt64 = 1_000_000_000
+    /// How often the progress line is redrawn.
+    static let progressEveryNanos: UInt64 = 250_000_000
+
+    /// A tap record to send.
+    struct Tap {
+        /// The line of the event log it came from (1-based), for reports.
+        var line: Int
+        var record: TapRecord
+        /// When it is due after the first, at speed 1, in seconds.
+        var offset: Double
+        /// The `HH:MM:SS` of its recorded time, for the progress line.
+        var clock: Substring?
+    }
+
+    /// Outcome counts, in the order of the contract, then any name a newer daemon answers with.
+    struct Tally {
+        private(set) var names: [String] = Outcome.allCases.filter { $0 != .checked }.map { $0.name.description }
+        private(set) var counts: [String: Int] = [:]
+
+        mutating func add(_ outcome: String) {
+            if counts[outcome] == nil && !names.contains(outcome) { names.append(outcome) }
+            counts[outcome, default: 0] += 1
+        }
+
+        subscript(_ name: String) -> Int { counts[name] ?? 0 }
+    }
+
+    func run(_ options: ReplayOptions, events bytes: [UInt8]) -> Int32 {
+        let socket = options.socket!  // the arguments require it with --dispatch
+        var taps: [Tap] = []
+        var unreadable = 0
+        var previous: Double? = nil
+        var offset = 0.0
+        for (number, line) in LineFramer.lines(of: bytes) {
+            switch EventRecord.read(line) {
+            case nil, .success(.event)?:
+                continue
+            case .failure(let error)?:
+                unreadable += 1
+                ReplayCommand(console: console).report(unreadable: number, error, json: options.json)
+            case .success(.tap(let record))?:
+                let time = Self.recordedTime(line)
+                var clock: Substring? = nil
+                if let time, let seconds = RecordedTime.seconds(time) {
+                    if let previous { offset += max(0, seconds - previous) }
+                    previous = seconds
+                    clock = time.dropFirst(11).prefix(8)
+                }
+                taps.append(Tap(line: number, record: record, offset: offset, clock: clock))
+            }
+        }
+
+        var client: DaemonClient
+        do {
+            client = try DaemonClient(path: socket, timeoutSeconds: Double(Self.replyTimeoutNanos / 1_000_000_000))
+        } catch {
+            console.error(SocketProblem.connectFailed(error, socket: socket))
+            return TapgridCLIMain.unavailable
+        }
+
+        var tally = Tally()
+        var errors = 0, notLogged = 0
+        var next = 0, answered = 0
+        let start = Clock.monotonicNanos()
+        var waitingSince = start
+        var progress = Progress(console: console, start: start)
+        /// When tap `index` is due, on the monotonic clock.
+        func due(_ index: Int) -> UInt64 {
+            guard options.speed > 0 else { return start }
+            return start &+ UInt64(min(taps[index].offset / options.speed * 1e9, 1e18))
+        }
+        func lost(_ why: String) -> Int32 {
+            progress.clear()
+            console.error("\(why) (\(answered) of \(counted(taps.count, "tap")) answered)")
+            return TapgridCLIMain.unavailable
+        }
+
+        while answered < taps.count {
+            var now = Clock.monotonicNanos()
+            var request: [UInt8] = []
+            let wasIdle = next == answered
+            while next < taps.count, next - answered < replayDispatchWindow, due(next) <= now {
+                ReplayCommand.appendRequest("tap", taps[next].record, to: &request)
+                next += 1
+            }
+            if !request.isEmpty {
+                if wasIdle { waitingSince = now }
+                do {
+                    try client.send(request)
+                } catch {
+                    return lost("the daemon at \(socket) stopped taking taps: \(error.errno)")
+                }
+                progress.sent(taps[next - 1].clock)
+            }
+            while answered < next, let line = client.bufferedLine() {
+                let tap = taps[answered]
+                answered += 1
+                waitingSince = now
+                guard let reply = try? JSONParser.parse(line, lenient: false) else {
+                    errors += 1
+                    progress.clear()
+                    report(tap, code: "not_json", message: "the daemon answered " + String(decoding: line, as: UTF8.self), json: options.json)
+                    continue
+                }
+                if case .object? = reply["error"] {
+                    errors += 1
+                    progress.clear()
+                    report(tap, error: reply["error"]!, json: options.json)
+                } else if case .string(let outcome)? = reply["outcome"] {
+                    tally.add(outcome)
+                    if reply["logged"] == .bool(false) { notLogged += 1 }
+                } else {
+                    errors += 1
+                    progress.clear()
+                    report(tap, code: "no_outcome", message: "the daemon answered " + String(decoding: line, as: UTF8.self), json: options.json)
+                }
+            }
+            if answered == taps.count { break }
+
+            // Wait for replies, and no longer than until the next tap is due.
+            now = Clock.monotonicNanos()
+            var wait = Self.replyTimeoutNanos
+            if next < taps.count, next - answered < replayDispatchWindow {
+                let nextDue = due(next)
+                wait = nextDue > now ? nextDue - now : 0
+            }
+            if next > answered {
+                let waited = now - waitingSince
+                if waited >= Self.replyTimeoutNanos {
+                    return lost("the daemon at \(socket) has not answered for \(Self.replyTimeoutNanos / 1_000_000_000) s")
+                }
+                wait = min(wait, Self.replyTimeoutNanos - waited)
+            }
+            if console.stderrIsTerminal { wait = min(wait, Self.progressEveryNanos) }
+            if wait > 0 || next - answered >= replayDispatchWindow || next == taps.count {
+                let milliseconds = Int32(min((wait + 999_999) / 1_000_000, UInt64(Int32.max)))
+                do {
+                    if try client.receive(timeoutMilliseconds: milliseconds) == .closed {
+                        return lost("the daemon at \(socket) closed the connection")
+                    }
+                } catch {
+                    return lost(error.description)
+                }
+            }
+            progress.update(answered: answered, total: taps.count, now: Clock.monotonicNanos())
+        }
+        progress.clear()
+
+        if options.json {
+            let outcomes = tally.names.map { "\(jsonEscaped($0)): \(tally[$0])" }.joined(separator: ", ")
+            console.line(#"{"taps": \#(taps.count), "outcomes": {\#(outcomes)}, "errors": \#(errors), "notLogged": \#(notLogged), "unreadable": \#(unreadable)}"#)
+        } else {
+            var text = "\(counted(taps.count, "tap")) answered: " + tally.names.map { "\($0) \(tally[$0])" }.joined(separator: ", ")
+            var extras: [String] = []
+            if errors > 0 { extras.append(counted(errors, "error")) }
+            if notLogged > 0 { extras.append("\(notLogged) not logged") }
+            if unreadable > 0 { extras.append("\(unreadable) unreadable") }
+            if !extras.isEmpty { text += "; " + extras.joined(separator: ", ") }
+            console.line(text)
+        }
+        return TapgridCLIMain.success
+    }
+
+    /// The record's `time`, if it has one as a string. `TapRecord` leaves it out (the replay
+    /// comparison must ignore it); only the pacing here needs it.
+    static func recordedTime(_ line: ArraySlice<UInt8>) -> String? {
+        guard case .string(let time)? = (try? JSONParser.parse(Array(line), lenient: false))?["time"] else { return nil }
+        return time
+    }
+
+    /// An error reply: `line 12 seq 9 (300, 100) settings: unknown_layout: unknown layout ...`.
+    func report(_ tap: Tap, error: JSONValue, json: Bool) {
+        var code = "error", message = error.compactJSON
+        if case .string(let text)? = error["code"] { code = text }
+        if case .string(let text)? = error["message"] { message = text }
+        if json {
+            console.line(prefixJSON(tap) + #", "error": \#(error.compactJSON)}"#)
+        } else {
+            console.line(prefix(tap) + "\(code): \(message)")
+        }
+    }
+
+    /// A reply that is not what the protocol promises, reported like an error reply.
+    func report(_ tap: Tap, code: String, message: String, json: Bool) {
+        if json {
+            console.line(prefixJSON(tap) + #", "error": {"code": \#(jsonEscaped(code)), "message": \#(jsonEscaped(message))}}"#)
+        } else {
+            console.line(prefix(tap) + "\(code): \(message)")
+        }
+    }
+
+    private func prefix(_ tap: Tap) -> String {
+        let record = tap.record
+        return "line \(tap.line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
+    }
+
+    private func prefixJSON(_ tap: Tap) -> String {
+        let record = tap.record
+        return #"{"line": \#(tap.line), "seq": \#(record.seq), "x": \#(formatNumber(record.x)), "y": \#(formatNumber(record.y)), "layout": \#(jsonEscaped(record.layout))"#
+    }
+
+    /// The line on a terminal's stderr that says how far a long replay is:
+    /// `replay: 1234/5000 taps answered (24%), recorded 10:41:07`, redrawn in place and erased
+    /// before anything else is printed and at the end. Nothing at all when stderr is no terminal.
+    struct Progress {
+        let console: Console
+        let start: UInt64
+        private var shown = false
+        private var lastDrawn: UInt64 = 0
+        private var clock: Substring? = nil
+
+        init(console: Console, start: UInt64) {
+            self.console = console
+            self.start = start
+        }
+
+        /// Notes the recorded time of the last tap sent.
+        mutating func sent(_ clock: Substring?) {
+            if let clock { self.clock = clock }
+        }
+
+        mutating func update(answered: Int, total: Int, now: UInt64) {
+            guard console.stderrIsTerminal, now - start >= ReplayDispatch.progressAfterNanos,
+                !shown || now - lastDrawn >= ReplayDispatch.progressEveryNanos
+            else { return }
+            var text = "replay: \(answered)/\(total) taps answered (\(answered * 100 / max(total, 1))%)"
+            if let clock { text += ", recorded \(clock)" }
+            console.err("\r\u{1B}[K" + text)
+            shown = true
+            lastDrawn = now
+        }
+
+        /// Erases the line (before a report line on stdout, which shares the terminal, and at the end).
+        mutating func clear() {
+            guard shown else { return }
+            console.err("\r\u{1B}[K")
+            shown = false
+        }
+    }
+}

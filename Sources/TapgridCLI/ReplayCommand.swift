@@ -16,6 +16,8 @@ struct ReplayCommand {
         var handler: String?
         /// Set when the tap could not be replayed at all (its layout is gone).
         var problem: String?
+        /// The class of a tap from a touch contact; nil for tap requests.
+        var tapClass: String? = nil
     }
 
     static let maxEventsBytes = 1 << 30
@@ -49,10 +51,18 @@ struct ReplayCommand {
             engine = TapEngine(config: config, generation: 1)
         }
         var taps = 0, differ = 0, unreadable = 0
+        // Offline, touch records go through the recognizer again; the taps it fires are compared
+        // with the recorded classed taps, in order, once the whole log is read.
+        var touchReplay = engine.map { TouchReplay(config: $0.active.config) }
+        var replayedTouchTaps: [TapRecord] = []
+        var recordedTouchTaps: [(line: Int, record: TapRecord)] = []
         for (number, line) in LineFramer.lines(of: bytes) {
             let record: TapRecord
             switch EventRecord.read(line) {
-            case nil, .success(.event)?, .success(.touch)?: continue
+            case nil, .success(.event)?: continue
+            case .success(.touch(let touch))?:
+                if touchReplay != nil { replayedTouchTaps += touchReplay!.feed(touch) }
+                continue
             case .failure(let error)?:
                 unreadable += 1
                 report(unreadable: number, error, json: options.json)
@@ -60,11 +70,19 @@ struct ReplayCommand {
             case .success(.tap(let tap))?: record = tap
             }
             taps += 1
-            let now: Outcome
+            if record.tapClass != nil && touchReplay != nil {
+                recordedTouchTaps.append((number, record))
+                continue
+            }
+            var now: Outcome
             if let engine {
                 now = ReplayCommand.replayOffline(record, engine: engine)
             } else {
                 now = replayOnline(record, client: &client!)
+                // The daemon's `hit` knows no classes: a classed tap is compared on its grid (and,
+                // for a `tap`, its handler); `--config` replays the classes themselves.
+                now.tapClass = record.tapClass
+                if let tapClass = record.tapClass, tapClass != "tap", now.problem == nil { now.handler = record.handler }
                 if now.problem == "connection lost" {
                     console.error("the daemon closed the connection at line \(number)")
                     return TapgridCLIMain.unavailable
@@ -75,6 +93,11 @@ struct ReplayCommand {
                 differ += 1
                 report(record, line: number, now: now, json: options.json)
             }
+        }
+        if var touchReplay {
+            replayedTouchTaps += touchReplay.finish()
+            differ += compareTouchTaps(recorded: recordedTouchTaps, replayed: replayedTouchTaps, json: options.json)
+            taps += max(0, replayedTouchTaps.count - recordedTouchTaps.count)
         }
         if options.json {
             console.line(#"{"taps": \#(taps), "differ": \#(differ), "unreadable": \#(unreadable)}"#)
@@ -139,8 +162,40 @@ struct ReplayCommand {
     }
 
     func describe(_ outcome: Outcome) -> String {
-        guard let hit = outcome.hit else { return "miss" }
-        return HumanText.gridLabel(hit) + (outcome.tag.map { " tag \($0)" } ?? "")
+        let tapClass = outcome.tapClass.map { $0 + " " } ?? ""
+        guard let hit = outcome.hit else { return tapClass + "miss" }
+        return tapClass + HumanText.gridLabel(hit) + (outcome.tag.map { " tag \($0)" } ?? "")
+    }
+
+    /// The recognizer's taps against the recorded classed taps, pair by pair in order; a recorded
+    /// tap the replay did not fire and a replayed tap the log does not have are differences too.
+    /// - Returns: how many differ.
+    func compareTouchTaps(recorded: [(line: Int, record: TapRecord)], replayed: [TapRecord], json: Bool) -> Int {
+        var differ = 0
+        for index in 0..<max(recorded.count, replayed.count) {
+            if index < recorded.count {
+                let (line, record) = recorded[index]
+                var now = index < replayed.count ? Outcome(replayed[index]) : Outcome(hit: nil, tag: nil, actionData: .null, handler: nil,
+                                                                                          problem: "no tap in the replay")
+                if now.problem == nil && index < replayed.count && replayed[index].layout != record.layout {
+                    now.problem = "a tap on layout \(jsonEscaped(replayed[index].layout))"
+                }
+                if now != Outcome(record) {
+                    differ += 1
+                    report(record, line: line, now: now, json: json)
+                }
+            } else {
+                let extra = replayed[index]
+                differ += 1
+                if json {
+                    console.line(#"{"line": null, "seq": null, "x": \#(formatNumber(extra.x)), "y": \#(formatNumber(extra.y)), "layout": \#(jsonEscaped(extra.layout)), "recorded": null, "replayed": {"class": \#(jsonEscaped(extra.tapClass ?? "tap")), "hit": \#(extra.hit.map(jsonEscaped) ?? "null"), "handler": \#(extra.handler.map(jsonEscaped) ?? "null")}}"#)
+                } else {
+                    console.line("replay only (\(formatNumber(extra.x)), \(formatNumber(extra.y))) \(extra.layout): no tap -> \(describe(Outcome(extra)))"
+                        + (extra.handler.map { ", handler \($0)" } ?? ""))
+                }
+            }
+        }
+        return differ
     }
 
     func report(_ record: TapRecord, line: Int, now: Outcome, json: Bool) {
@@ -160,7 +215,8 @@ struct ReplayCommand {
             return
         }
         // The same grid named once: what changed is what follows it (actionData, handler).
-        text += was.hit == now.hit && was.tag == now.tag ? describe(was) : "\(describe(was)) -> \(describe(now))"
+        text += was.hit == now.hit && was.tag == now.tag && was.tapClass == now.tapClass
+            ? describe(was) : "\(describe(was)) -> \(describe(now))"
         if was.actionData != now.actionData { text += ", actionData \(was.actionData.compactJSON) -> \(now.actionData.compactJSON)" }
         if was.handler != now.handler { text += ", handler \(was.handler ?? "none") -> \(now.handler ?? "none")" }
         console.line(text)
@@ -178,6 +234,7 @@ struct ReplayCommand {
 extension ReplayCommand.Outcome {
     /// What the record says the tap resolved to.
     init(_ record: TapRecord) {
-        self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler)
+        self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler,
+                  tapClass: record.tapClass)
     }
 }

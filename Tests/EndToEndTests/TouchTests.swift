@@ -136,5 +136,33 @@ extension EndToEnd {
             #expect(status == 0 && out.hasPrefix("seq 4 pad: 0 tag 1 -> audit: "))
             #expect(try daemon.stop() == 0)
         }
+    
+        @Test func replayRunsTheRecognizerAgainOnTheRecordedTiming() throws {
+            let daemon = try DaemonProcess(config: Self.config)
+            let c = try daemon.connect()
+            for (x, hold) in [(50, 0), (150, 450), (350, 0), (352, 0)] as [(Int, UInt32)] {
+                _ = try c.request(#"{"op": "down", "x": \#(x), "y": 50}"#)
+                if hold > 0 { usleep(hold * 1000) }
+                _ = try c.request(#"{"op": "up"}"#)
+            }
+            _ = try c.request(#"{"x": 50, "y": 50}"#)  // a plain tap among them
+            #expect(try daemon.stop() == 0)
+            let same = try runProgram(cliBinary, ["replay", daemon.eventLogPath, "--config", daemon.configPath])
+            #expect(same.code == 0 && same.out == "4 taps, 0 differ\n")
+            // With a longer long press, the 450 ms press on tag 2 was a tap.
+            let changed = daemon.dir + "/changed.json"
+            try Self.config.replacingOccurrences(of: #""longPressMs": 300"#, with: #""longPressMs": 2000"#)
+                .write(toFile: changed, atomically: true, encoding: .utf8)
+            let differs = try runProgram(cliBinary, ["replay", daemon.eventLogPath, "--config", changed])
+            #expect(differs.code == 1)
+            let lines = differs.out.split(separator: "\n")
+            #expect(lines.count == 2 && lines[0].hasSuffix(": long 1 tag 2 -> tap 1 tag 2, handler menu -> audit"), "\(lines)")
+            #expect(lines.last == "4 taps, 1 differ")
+            // Through the daemon (no classes there), the same log compares clean.
+            let live = try DaemonProcess(config: Self.config)
+            let online = try runProgram(cliBinary, ["replay", daemon.eventLogPath, "--socket", live.socketPath])
+            #expect(online.code == 0 && online.out == "4 taps, 0 differ\n")
+            #expect(try live.stop() == 0)
+        }
     }
 }

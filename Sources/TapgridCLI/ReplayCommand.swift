@@ -54,8 +54,8 @@ struct ReplayCommand {
         // Offline, touch records go through the recognizer again; the taps it fires are compared
         // with the recorded classed taps, in order, once the whole log is read.
         var touchReplay = engine.map { TouchReplay(config: $0.active.config) }
-        var replayedTouchTaps: [TapRecord] = []
-        var recordedTouchTaps: [(line: Int, record: TapRecord)] = []
+        var replayedTouchTaps: [TouchReplay.Fired] = []
+        var recordedTouchTaps: [(line: Int, press: Int?, record: TapRecord)] = []
         for (number, line) in LineFramer.lines(of: bytes) {
             let record: TapRecord
             switch EventRecord.read(line) {
@@ -70,8 +70,8 @@ struct ReplayCommand {
             case .success(.tap(let tap))?: record = tap
             }
             taps += 1
-            if record.tapClass != nil && touchReplay != nil {
-                recordedTouchTaps.append((number, record))
+            if record.tapClass != nil, let touchReplay {
+                recordedTouchTaps.append((number, touchReplay.press(of: record), record))
                 continue
             }
             var now: Outcome
@@ -167,25 +167,30 @@ struct ReplayCommand {
         return tapClass + HumanText.gridLabel(hit) + (outcome.tag.map { " tag \($0)" } ?? "")
     }
 
-    /// The recognizer's taps against the recorded classed taps, pair by pair in order; a recorded
-    /// tap the replay did not fire and a replayed tap the log does not have are differences too.
+    /// The recognizer's taps against the recorded classed taps, press by press (the taps of one
+    /// press in order); a recorded tap the replay did not fire and a replayed tap the log does
+    /// not have are differences too.
     /// - Returns: how many differ.
-    func compareTouchTaps(recorded: [(line: Int, record: TapRecord)], replayed: [TapRecord], json: Bool) -> Int {
+    func compareTouchTaps(recorded: [(line: Int, press: Int?, record: TapRecord)], replayed: [TouchReplay.Fired], json: Bool) -> Int {
         var differ = 0
-        for index in 0..<max(recorded.count, replayed.count) {
-            if index < recorded.count {
-                let (line, record) = recorded[index]
-                var now = index < replayed.count ? Outcome(replayed[index]) : Outcome(hit: nil, tag: nil, actionData: .null, handler: nil,
-                                                                                          problem: "no tap in the replay")
-                if now.problem == nil && index < replayed.count && replayed[index].layout != record.layout {
-                    now.problem = "a tap on layout \(jsonEscaped(replayed[index].layout))"
-                }
-                if now != Outcome(record) {
-                    differ += 1
-                    report(record, line: line, now: now, json: json)
-                }
-            } else {
-                let extra = replayed[index]
+        var replayedByPress: [Int: [TapRecord]] = [:]
+        for fired in replayed { replayedByPress[fired.press, default: []].append(fired.record) }
+        var used: [Int: Int] = [:]
+        for (line, press, record) in recorded {
+            var now = Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "no tap in the replay")
+            if let press, let taps = replayedByPress[press], used[press, default: 0] < taps.count {
+                let tap = taps[used[press, default: 0]]
+                used[press, default: 0] += 1
+                now = Outcome(tap)
+                if tap.layout != record.layout { now.problem = "a tap on layout \(jsonEscaped(tap.layout))" }
+            }
+            if now != Outcome(record) {
+                differ += 1
+                report(record, line: line, now: now, json: json)
+            }
+        }
+        for press in replayedByPress.keys.sorted() {
+            for extra in replayedByPress[press]!.dropFirst(used[press, default: 0]) {
                 differ += 1
                 if json {
                     console.line(#"{"line": null, "seq": null, "x": \#(formatNumber(extra.x)), "y": \#(formatNumber(extra.y)), "layout": \#(jsonEscaped(extra.layout)), "recorded": null, "replayed": {"class": \#(jsonEscaped(extra.tapClass ?? "tap")), "hit": \#(extra.hit.map(jsonEscaped) ?? "null"), "handler": \#(extra.handler.map(jsonEscaped) ?? "null")}}"#)

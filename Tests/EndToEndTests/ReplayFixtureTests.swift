@@ -9,7 +9,7 @@ import TapgridCore
 enum ReplayFixtures {
     static let folder = packageRoot.appendingPathComponent("Tests/Fixtures/replay").path
     /// Every fixture: `NAME.jsonl`, recorded under `NAME.json`.
-    static let names = ["handlers", "refusals", "debounce", "torn"]
+    static let names = ["handlers", "refusals", "debounce", "torn", "touch"]
 
     static func events(_ name: String) -> String { "\(folder)/\(name).jsonl" }
     /// A config by its path under the fixtures folder: `handlers.json`, `changed/handlers-swapped.json`.
@@ -59,6 +59,7 @@ extension EndToEnd {
             ("handlers", "handlers.json", 0, "11 taps, 0 differ\n"),
             ("refusals", "refusals.json", 0, "7 taps, 0 differ\n"),
             ("debounce", "debounce.json", 0, "9 taps, 0 differ\n"),
+            ("touch", "touch.json", 0, "8 taps, 0 differ\n"),
             ("torn", "torn.json", 1, """
                 line 8: unreadable: not JSON (1:188: unterminated string)
                 7 taps, 0 differ, 1 unreadable
@@ -131,6 +132,22 @@ extension EndToEnd {
             #expect(try daemon.eventRecords().isEmpty)
         }
 
+        /// Offline, touch records go through the recognizer again: a slower long press turns the
+        /// long press into a tap and the hold's two taps into one tap. (Through a daemon,
+        /// whose `hit` knows no classes, the same log compares clean: `touch` above.)
+        @Test func aChangedLongPressShowsAsClassDifferences() throws {
+            let result = try tapgrid(["replay", ReplayFixtures.events("touch"), "--config",
+                                      ReplayFixtures.config("changed/touch-slower-long-press.json")])
+            #expect(result.out == """
+                line 11 seq 4 (150, 50) strip: long 1 tag 2 -> tap 1 tag 2, handler menu -> audit
+                line 14 seq 5 (250, 50) strip: hold 2 tag 3 -> tap 2 tag 3, handler volume -> audit
+                line 15 seq 6 (250, 50) strip: hold 2 tag 3 -> no tap in the replay
+                8 taps, 3 differ
+
+                """)
+            #expect(result.code == 1)
+        }
+
         /// `--json` too: one object per difference and the summary, the same offline and live.
         @Test func jsonOfflineAndLiveAlike() throws {
             let events = ReplayFixtures.events("handlers")
@@ -158,6 +175,7 @@ extension EndToEnd {
             var dispatchedTypes: Set<String> = []
             var switches = 0
             var torn: [String] = []
+            var classes: Set<String> = []
             for name in ReplayFixtures.names {
                 let config = try ReplayFixtures.json(ReplayFixtures.config(name + ".json"))
                 guard case .object(let handlers)? = config["handlers"] else {
@@ -169,6 +187,7 @@ extension EndToEnd {
                 for record in records {
                     let outcome = record["outcome"]?.text ?? ""
                     outcomes.insert(outcome)
+                    if let tapClass = record["class"]?.text { classes.insert(tapClass) }
                     if outcome == "dispatched", let handler = record["handler"]?.text { dispatchedTypes.insert(types[handler] ?? "") }
                 }
                 for (record, next) in zip(records, records.dropFirst()) where next["layout"] != record["layout"] { switches += 1 }
@@ -176,6 +195,7 @@ extension EndToEnd {
                 if bytes.last != UInt8(ascii: "\n") { torn.append(name) }
             }
             #expect(outcomes == ["dispatched", "miss", "unrouted", "denied", "busy", "failed", "suppressed"])
+            #expect(classes == ["tap", "long", "hold", "double"])
             #expect(dispatchedTypes == ["url", "script", "layout", "log"])
             #expect(switches >= 4)
             #expect(torn == ["torn"])

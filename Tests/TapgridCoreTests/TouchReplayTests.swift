@@ -29,8 +29,8 @@ import Testing
     func replay(_ config: Config) -> [String] {
         var replay = TouchReplay(config: config)
         var taps: [TapRecord] = []
-        for record in Self.records { taps += replay.feed(record) }
-        taps += replay.finish()
+        for record in Self.records { taps += replay.feed(record).map(\.record) }
+        taps += replay.finish().map(\.record)
         return taps.map { "\($0.tapClass ?? "-") \($0.hit ?? "miss") \($0.handler ?? "none")" }
     }
 

@@ -31,6 +31,8 @@ public struct ClassedTap: Sendable, Equatable {
     public var y: Double
     /// The contact that made it (for a double, the second one).
     public var key: ContactKey
+    /// Which press (the engine numbers every accepted `down` from 1) made it.
+    public var press: Int
 }
 
 /// One contact in flight.
@@ -55,6 +57,8 @@ struct Contact {
     var stage: Stage
     /// When its next timer fires (long press, hold repeat); nil for none.
     var due: UInt64?
+    /// Its number among the engine's presses.
+    var press: Int
 }
 
 /// A tap on a grid that routes `double`, waiting `doubleTapMs` for a second tap.
@@ -68,6 +72,7 @@ struct DoubleWait {
     var explicitLayout: Bool
     var x: Double, y: Double
     var key: ContactKey
+    var press: Int
     var deadline: UInt64
 }
 
@@ -119,10 +124,12 @@ extension TapEngine {
             let target = active.layouts.target(layout: index, x: x, y: y)
             let classes = target.flatMap { active.layouts[index].classHandlers[$0.info] } ?? ClassHandlers()
             let timing = active.layouts[index].timing
-            let presses = classes.long >= 0 || classes.hold >= 0
+            let routesPress = classes.long >= 0 || classes.hold >= 0
+            presses += 1
             contacts[key] = Contact(
                 layout: index, explicitLayout: layout != nil, target: target, classes: classes, downX: x, downY: y,
-                lastX: x, lastY: y, stage: .pressed, due: presses ? now + UInt64(timing.longPressMs) * 1_000_000 : nil)
+                lastX: x, lastY: y, stage: .pressed, due: routesPress ? now + UInt64(timing.longPressMs) * 1_000_000 : nil,
+                press: presses)
         case .move:
             guard var contact = contacts[key] else { return 0 }
             contact.lastX = x ?? contact.lastX
@@ -145,16 +152,16 @@ extension TapEngine {
                 let waitKey = DoubleKey(layout: contact.layout, grid: target.grid)
                 if doubleWaits.removeValue(forKey: waitKey) != nil {
                     taps.append(fire(.double, layout: contact.layout, target: target, explicitLayout: contact.explicitLayout,
-                                     x: contact.lastX, y: contact.lastY, key: key, at: now))
+                                     x: contact.lastX, y: contact.lastY, key: key, press: contact.press, at: now))
                 } else {
                     let window = UInt64(active.layouts[contact.layout].timing.doubleTapMs) * 1_000_000
                     doubleWaits[waitKey] = DoubleWait(
                         target: target, explicitLayout: contact.explicitLayout, x: contact.lastX, y: contact.lastY, key: key,
-                        deadline: now + window)
+                        press: contact.press, deadline: now + window)
                 }
             } else {
                 taps.append(fire(.tap, layout: contact.layout, target: contact.target, explicitLayout: contact.explicitLayout,
-                                 x: contact.lastX, y: contact.lastY, key: key, at: now))
+                                 x: contact.lastX, y: contact.lastY, key: key, press: contact.press, at: now))
             }
         case .cancel:
             contacts[key] = nil
@@ -172,7 +179,7 @@ extension TapEngine {
             } else if let (waitKey, wait) = doubleWaits.filter({ $0.value.deadline == due }).min(by: { ($0.key.layout, $0.key.grid) < ($1.key.layout, $1.key.grid) }) {
                 doubleWaits[waitKey] = nil
                 taps.append(fire(.tap, layout: waitKey.layout, target: wait.target, explicitLayout: wait.explicitLayout,
-                                 x: wait.x, y: wait.y, key: wait.key, at: due))
+                                 x: wait.x, y: wait.y, key: wait.key, press: wait.press, at: due))
             }
         }
     }
@@ -198,7 +205,7 @@ extension TapEngine {
         let isRepeat = tapClass == .hold && contacts[key]?.stage == .holding
         contacts[key] = contact
         taps.append(fire(tapClass, layout: contact.layout, target: contact.target, explicitLayout: contact.explicitLayout,
-                         x: contact.lastX, y: contact.lastY, key: key, at: due, isRepeat: isRepeat))
+                         x: contact.lastX, y: contact.lastY, key: key, press: contact.press, at: due, isRepeat: isRepeat))
     }
 
     /// Ends every contact of `stream` (its connection closed) without a class.
@@ -235,7 +242,7 @@ extension TapEngine {
     /// (not for hold's repeats), the handler's decision.
     private mutating func fire(
         _ tapClass: TapClass, layout: Int, target: TapTarget?, explicitLayout: Bool, x: Double, y: Double, key: ContactKey,
-        at now: UInt64, isRepeat: Bool = false
+        press: Int, at now: UInt64, isRepeat: Bool = false
     ) -> ClassedTap {
         seq += 1
         var decision = TapDecision(seq: seq, layout: layout, target: nil, outcome: .miss, action: .none, reason: nil)
@@ -258,6 +265,6 @@ extension TapEngine {
             }
         }
         if decision.action != .spawn { outcomeCounts.add(decision.outcome) }
-        return ClassedTap(decision: decision, x: x, y: y, key: key)
+        return ClassedTap(decision: decision, x: x, y: y, key: key, press: press)
     }
 }

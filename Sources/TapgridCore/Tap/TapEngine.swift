@@ -23,6 +23,8 @@ public struct TapEngine {
     var contacts: [ContactKey: Contact] = [:]
     /// Taps on grids that route `double`, waiting for a second one.
     var doubleWaits: [DoubleKey: DoubleWait] = [:]
+    /// Presses accepted so far (each `down` that made a contact).
+    var presses = 0
     /// Contacts ended by the engine itself (a layout switch), for the caller's cancel records.
     public internal(set) var endedContacts: [ContactKey] = []
 

@@ -2,7 +2,19 @@
 /// timing, against a (possibly changed) config: what `tapgrid replay` compares with the classed
 /// tap records the daemon wrote. Pure: the times come from the records.
 public struct TouchReplay {
+    /// A tap the replay fired, and the press that made it.
+    public struct Fired: Sendable, Equatable {
+        public var press: Int
+        public var record: TapRecord
+    }
+
     private var engine: TapEngine
+    /// Downs read so far: press numbers, as the daemon's engine numbered them.
+    private var downs = 0
+    /// The press each contact is on, and each press's source and last position (to tell which
+    /// press a recorded tap came from: a tap is fired where its contact last was).
+    private var pressOfContact: [ContactKey: Int] = [:]
+    private var pressPlaces: [Int: (source: String, x: Double?, y: Double?)] = [:]
     /// Touchscreens' names to their (negative) streams.
     private var devices: [String: Int] = [:]
     private var fired: [ClassedTap] = []
@@ -11,7 +23,7 @@ public struct TouchReplay {
     public init(config: Config) { engine = TapEngine(config: config, generation: 1) }
 
     /// Feeds one contact event. - Returns: the taps fired up to and including it, in order.
-    public mutating func feed(_ record: TouchRecord) -> [TapRecord] {
+    public mutating func feed(_ record: TouchRecord) -> [Fired] {
         let now = UInt64(max(0, record.ms * 1_000_000).rounded())
         lastNanos = max(lastNanos, now)
         let stream: Int
@@ -22,6 +34,14 @@ public struct TouchReplay {
         } else {
             stream = -(devices.count + 1)
             devices[record.source] = stream
+        }
+        let key = ContactKey(stream: stream, slot: record.slot)
+        if record.phase == .down {
+            downs += 1
+            pressOfContact[key] = downs
+            pressPlaces[downs] = (record.source, record.x, record.y)
+        } else if let press = pressOfContact[key], record.x != nil {
+            pressPlaces[press] = (record.source, record.x, record.y)
         }
         var layout: Int? = nil
         if record.phase == .down {
@@ -35,21 +55,29 @@ public struct TouchReplay {
             // A layout the config no longer has: the contact is pressed on the current one.
         }
         fired.removeAll(keepingCapacity: true)
-        _ = try? engine.touch(record.phase, key: ContactKey(stream: stream, slot: record.slot), x: record.x, y: record.y,
-                              layout: layout, now: now, into: &fired)
+        _ = try? engine.touch(record.phase, key: key, x: record.x, y: record.y, layout: layout, now: now, into: &fired)
         _ = engine.takeEndedContacts()
         return fired.map(describe)
     }
 
-    /// The taps the recognizer still owes when the log ends (windows and timers due by its last event).
-    public mutating func finish() -> [TapRecord] {
+    /// Which press a recorded classed tap came from: the latest press of its source whose
+    /// contact was last at the tap's position; nil when none was.
+    public func press(of tap: TapRecord) -> Int? {
+        pressPlaces.filter { $0.value.source == tap.source && $0.value.x == tap.x && $0.value.y == tap.y }.keys.max()
+    }
+
+    /// The taps the recognizer still owes when the log ends: a tap waiting for its double fires
+    /// when its window ends, as the running daemon fired it after the last contact event. (A
+    /// contact still down when a log was cut short may fire a long press the daemon never got to.)
+    public mutating func finish() -> [Fired] {
         fired.removeAll(keepingCapacity: true)
-        engine.advanceTouch(to: lastNanos, into: &fired)
+        let window = engine.active.layouts.map(\.timing.doubleTapMs).max() ?? 0
+        engine.advanceTouch(to: lastNanos + UInt64(window) * 1_000_000, into: &fired)
         return fired.map(describe)
     }
 
-    /// The tap as its record would read (no `seq`: replay numbers nothing).
-    private func describe(_ tap: ClassedTap) -> TapRecord {
+    /// The tap as its record would read (no `seq`: replay numbers nothing), with its press.
+    private func describe(_ tap: ClassedTap) -> Fired {
         let decision = tap.decision
         let layout = engine.active.layouts[decision.layout]
         var record = TapRecord(seq: "-", layout: layout.name, x: tap.x, y: tap.y,
@@ -62,6 +90,6 @@ public struct TouchReplay {
             record.tag = info.tag != 0 ? info.tag : nil
             record.actionData = info.actionData ?? .null
         }
-        return record
+        return Fired(press: tap.press, record: record)
     }
 }

@@ -21,8 +21,10 @@
 #   tear BYTES                     when copying the log, drop its last BYTES bytes: the log ends in
 #                                   a torn line, as one copied while being written or cut short by
 #                                   a crash does
-# Touch contacts (down/move/up/cancel steps and the tap classes they make) get their own step kinds
-# here when the daemon records them; their fixtures are listed in README.md beside this script.
+#   touch X Y HOLD|double N        a finger through `tapgrid touch X Y` held HOLD milliseconds (or
+#                                   `--double`), which must make N tap records (long presses, hold
+#                                   repeats and single taps after a double-tap window included:
+#                                   those reach no client, the log has them)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,7 +67,8 @@ settle() {
 
 # The records with what changes from run to run blanked out.
 normalized() {
-    sed -e 's/"time":"[^"]*"/"time":_/' -e 's/"run":"[^"]*"/"run":_/' -e 's/"durationMs":[0-9]*/"durationMs":_/' "$1"
+    sed -e 's/"time":"[^"]*"/"time":_/' -e 's/"run":"[^"]*"/"run":_/' -e 's/"durationMs":[0-9]*/"durationMs":_/' \
+        -e 's/"ms":[0-9.]*/"ms":_/' -e 's/"conn":[0-9]*/"conn":_/' "$1"
 }
 
 status=0
@@ -103,6 +106,18 @@ for name in "${names[@]}"; do
                 fail "$name.taps:$number: expected outcome ${words[4]}, the daemon answered $reply"
             taps=$((taps + 1))
             [[ ${#words[@]} == 6 ]] || settle
+            ;;
+        touch)
+            [[ ${#words[@]} == 5 ]] || fail "$name.taps:$number: expected touch X Y HOLD|double N"
+            before=$(grep -c '"outcome":' "$work/events.jsonl" || true)
+            press=(--hold "${words[3]}")
+            [[ ${words[3]} == double ]] && press=(--double)
+            "$bin/tapgrid" touch "${words[1]}" "${words[2]}" "${press[@]}" --socket "$socket" --json >/dev/null ||
+                fail "$name.taps:$number: tapgrid touch failed"
+            after=$(grep -c '"outcome":' "$work/events.jsonl" || true)
+            [[ $((after - before)) == "${words[4]}" ]] ||
+                fail "$name.taps:$number: expected ${words[4]} tap records, the daemon wrote $((after - before))"
+            taps=$((taps + words[4]))
             ;;
         sleep) sleep "${words[1]}" ;;
         tear) tear=${words[1]} ;;

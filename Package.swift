@@ -14,12 +14,16 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The only module that imports CSystemd: notifications, watchdog, passed sockets, journal.
         .target(name: "TapgridSystemd", dependencies: ["CSystemd", "TapgridSystem"]),
+        // libinput + libudev through pkg-config; only a module map and a header.
+        .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        // The only module that imports CInput: touchscreens read through libinput, as plain Swift values.
+        .target(name: "TapgridInput", dependencies: ["CInput", "TapgridSystem"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput"]),
         // The command-line tool as a library: takes arguments, returns an exit code.
         .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),

@@ -351,10 +351,28 @@ public final class TouchscreenReader {
         if !hooks.messages.isEmpty {
             let messages = hooks.messages
             hooks.messages.removeAll()
-            for message in messages where reportedMessages.count < 256 && reportedMessages.insert(message).inserted {
+            // Once per message with its numbers taken out: "lagging behind by 26ms" and "by 31ms"
+            // are one cause.
+            for message in messages where reportedMessages.count < 256 && reportedMessages.insert(Self.withoutNumbers(message)).inserted {
                 handle(.problem(TouchscreenProblem(subject: "libinput", cause: .libinput(message), retrying: false)))
             }
         }
+    }
+
+    /// `message` with every run of digits as `N`.
+    static func withoutNumbers(_ message: String) -> String {
+        var out = ""
+        var inNumber = false
+        for character in message {
+            if character.isASCII && character.isNumber {
+                if !inNumber { out.append("N") }
+                inNumber = true
+            } else {
+                out.append(character)
+                inNumber = false
+            }
+        }
+        return out
     }
 
     /// Whether udev tags the node as a touchscreen (`ID_INPUT_TOUCHSCREEN=1`). The corresponding

@@ -37,6 +37,7 @@ let package = Package(
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
         .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
+        .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.
         .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd", "tapgrid"]),

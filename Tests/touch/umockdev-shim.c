@@ -143,27 +143,20 @@ static int open_with(const char *name, const char *path, int flags, mode_t mode)
     return opened(path, real(path, flags, mode));
 }
 
-int open(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list args;
-        va_start(args, flags);
-        mode = va_arg(args, mode_t);
-        va_end(args);
+/* open and open64: the same wrapper (the mode argument only exists with O_CREAT/O_TMPFILE). */
+#define OPEN_WRAPPER(name)                                  \
+    int name(const char *path, int flags, ...) {            \
+        mode_t mode = 0;                                    \
+        if (flags & (O_CREAT | O_TMPFILE)) {                \
+            va_list args;                                   \
+            va_start(args, flags);                          \
+            mode = va_arg(args, mode_t);                    \
+            va_end(args);                                   \
+        }                                                   \
+        return open_with(#name, path, flags, mode);         \
     }
-    return open_with("open", path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...) {
-    mode_t mode = 0;
-    if (flags & (O_CREAT | O_TMPFILE)) {
-        va_list args;
-        va_start(args, flags);
-        mode = va_arg(args, mode_t);
-        va_end(args);
-    }
-    return open_with("open64", path, flags, mode);
-}
+OPEN_WRAPPER(open)
+OPEN_WRAPPER(open64)
 
 int close(int fd) {
     static int (*real)(int);

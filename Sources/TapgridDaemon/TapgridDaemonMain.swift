@@ -128,11 +128,9 @@ public enum TapgridDaemonMain {
         )
         // Touchscreens (`touch`): for now contacts only show with --verbose; the recognizer
         // takes them through `onContact`, and a reload should call `configure(new.touch)`.
-        let touchscreens = TouchscreenInput(loop: daemon.loop, log: log, layoutSize: { [unowned daemon] in
-            let engine = daemon.service.engine
-            let frame = engine.active.layouts[engine.currentLayout].frame
-            return (frame.width, frame.height)
-        }, onContact: { _ in })
+        let touchscreens = TouchscreenInput(
+            loop: daemon.loop, log: log, layoutSize: { [unowned service = daemon.service] in service.currentLayoutSize },
+            onContact: { _ in })
         touchscreens.configure(config.touch)
         return withExtendedLifetime(touchscreens) { daemon.run() }
     }

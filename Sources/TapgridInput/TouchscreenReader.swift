@@ -41,17 +41,25 @@ public final class TouchscreenReader {
     private let interface: UnsafeMutablePointer<libinput_interface>
     private let hooks = LibinputHooks()
 
+    // The per-event state is `@exclusivity(unchecked)`: the reader is loop-owned (one thread,
+    // never re-entered: libinput calls back only into `hooks`), and a checked `var` of a class
+    // costs a runtime exclusivity check (~85 instructions) on every access, several per contact.
+
     /// Open touchscreens; a device's user data is its index + 1 here.
-    private var entries: [Entry?] = []
+    @exclusivity(unchecked) private var entries: [Entry?] = []
+    /// `entries[i].info.name`, apart: what each contact carries, without copying the entry.
+    @exclusivity(unchecked) private var names: [String] = []
     private var freeEntries: [Int] = []
     /// The configured paths (path backend), in order.
     private var paths: [ConfiguredPath] = []
+    /// How many of `paths` are `.waiting`.
+    private var waitingPaths = 0
     /// Per seat slot: the last position and whose it is.
-    private var slots: [Slot] = []
+    @exclusivity(unchecked) private var slots: [Slot] = []
     /// The contacts of the frame in flight.
-    private var pending: [TouchSample] = []
+    @exclusivity(unchecked) private var pending: [TouchSample] = []
     /// Events found outside `read` (problems while adding paths), handed out by the next `read`.
-    private var queued: [TouchscreenEvent] = []
+    @exclusivity(unchecked) private var queued: [TouchscreenEvent] = []
     /// Per subject (a path, a node, a seat): the cause last reported, so each is reported once.
     private var reported: [String: TouchscreenProblem.Cause] = [:]
     private var reportedMessages: Set<String> = []
@@ -65,9 +73,18 @@ public final class TouchscreenReader {
     }
 
     private struct ConfiguredPath {
-        enum State { case waiting, added(OpaquePointer), ignored }
+        enum State {
+            case waiting, added(OpaquePointer), ignored
+            var isWaiting: Bool { if case .waiting = self { true } else { false } }
+        }
         var path: String
         var state: State
+    }
+
+    /// Sets a configured path's state, keeping `waitingPaths` in step.
+    private func setPath(_ index: Int, _ state: ConfiguredPath.State) {
+        waitingPaths += (state.isWaiting ? 1 : 0) - (paths[index].state.isWaiting ? 1 : 0)
+        paths[index].state = state
     }
 
     private struct Slot {
@@ -96,6 +113,7 @@ public final class TouchscreenReader {
             }
             context = made
             paths = list.map { ConfiguredPath(path: $0, state: .waiting) }
+            waitingPaths = list.count
         case .seat(let seat):
             guard let madeUdev = udev_new() else {
                 interface.deallocate()
@@ -136,9 +154,7 @@ public final class TouchscreenReader {
     public var devices: [TouchscreenDevice] { entries.compactMap { $0?.info } }
 
     /// Whether configured paths wait to be tried again (path backend): arm a timer for `retry`.
-    public var isWaitingForDevices: Bool {
-        paths.contains { if case .waiting = $0.state { true } else { false } }
-    }
+    public var isWaitingForDevices: Bool { waitingPaths > 0 }
 
     /// Lets libinput read its devices (`libinput_dispatch`), then hands out what it queued
     /// (`libinput_get_event` until empty), in order: contacts at the end of their frame, devices
@@ -146,8 +162,10 @@ public final class TouchscreenReader {
     /// - Throws: `InputError` naming `libinput_dispatch` when libinput itself fails (not for a
     ///   device that fails: that one is removed and reported).
     public func read(_ handle: (TouchscreenEvent) -> Void) throws(InputError) {
-        for event in queued { handle(event) }
-        queued.removeAll()
+        if !queued.isEmpty {
+            for event in queued { handle(event) }
+            queued.removeAll()
+        }
         let result = libinput_dispatch(context)
         if result < 0 { throw InputError("libinput_dispatch", Errno(-result)) }
         while let event = libinput_get_event(context) {
@@ -174,9 +192,7 @@ public final class TouchscreenReader {
     /// `read`s, so a device that came back is `.added` at once. Call every `retryInterval` while
     /// `isWaitingForDevices`. A path that still fails is reported only if its cause changed.
     public func retry(_ handle: (TouchscreenEvent) -> Void) throws(InputError) {
-        for index in paths.indices {
-            if case .waiting = paths[index].state { add(pathAt: index) }
-        }
+        for index in paths.indices where paths[index].state.isWaiting { add(pathAt: index) }
         try read(handle)
     }
 
@@ -203,7 +219,7 @@ public final class TouchscreenReader {
             }
             return
         }
-        paths[index].state = .added(device)
+        setPath(index, .added(device))
     }
 
     private func cause(of error: Errno, doing what: String) -> TouchscreenProblem.Cause {
@@ -240,15 +256,15 @@ public final class TouchscreenReader {
             slots[Int(slot)] = Slot(x: x, y: y, entry: entry, down: true)
             pending.append(TouchSample(
                 phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, slot: slot, x: x, y: y,
-                timeMicroseconds: libinput_event_touch_get_time_usec(touch), device: entries[entry]!.info.name))
+                timeMicroseconds: libinput_event_touch_get_time_usec(touch), device: names[entry]))
         case LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             guard let touch = libinput_event_get_touch_event(event) else { return }
             let slot = Int(libinput_event_touch_get_seat_slot(touch))
-            guard slot >= 0, slot < slots.count, slots[slot].down, let entry = entries[slots[slot].entry] else { return }
+            guard slot >= 0, slot < slots.count, slots[slot].down else { return }
             slots[slot].down = false
             pending.append(TouchSample(
                 phase: type == LIBINPUT_EVENT_TOUCH_UP ? .up : .cancel, slot: Int32(slot), x: slots[slot].x,
-                y: slots[slot].y, timeMicroseconds: libinput_event_touch_get_time_usec(touch), device: entry.info.name))
+                y: slots[slot].y, timeMicroseconds: libinput_event_touch_get_time_usec(touch), device: names[slots[slot].entry]))
         case LIBINPUT_EVENT_TOUCH_FRAME:
             flushFrame(handle)
         case LIBINPUT_EVENT_DEVICE_ADDED:
@@ -261,6 +277,7 @@ public final class TouchscreenReader {
     }
 
     private func flushFrame(_ handle: (TouchscreenEvent) -> Void) {
+        guard !pending.isEmpty else { return }
         for sample in pending { handle(.contact(sample)) }
         pending.removeAll(keepingCapacity: true)
     }
@@ -269,7 +286,7 @@ public final class TouchscreenReader {
     private func entryIndex(_ device: OpaquePointer?) -> Int? {
         guard let device, let data = libinput_device_get_user_data(device) else { return nil }
         let index = Int(bitPattern: data) - 1
-        return index >= 0 && index < entries.count && entries[index] != nil ? index : nil
+        return index >= 0 && index < names.count ? index : nil
     }
 
     private func deviceAdded(_ device: OpaquePointer, _ handle: (TouchscreenEvent) -> Void) {
@@ -286,7 +303,7 @@ public final class TouchscreenReader {
         if let refusal {
             if let pathIndex {
                 // A configured path: say why, and let it go for good.
-                paths[pathIndex].state = .ignored
+                setPath(pathIndex, .ignored)
                 report(TouchscreenProblem(subject: subject, cause: refusal, retrying: false), handle)
                 libinput_path_remove_device(device)
             } else {
@@ -305,9 +322,11 @@ public final class TouchscreenReader {
         if let free = freeEntries.popLast() {
             index = free
             entries[index] = Entry(device: device, info: info, pathIndex: pathIndex)
+            names[index] = name
         } else {
             index = entries.count
             entries.append(Entry(device: device, info: info, pathIndex: pathIndex))
+            names.append(name)
         }
         libinput_device_set_user_data(device, UnsafeMutableRawPointer(bitPattern: index + 1))
         reported[subject] = nil
@@ -329,7 +348,7 @@ public final class TouchscreenReader {
         libinput_device_set_user_data(device, nil)
         entries[index] = nil
         freeEntries.append(index)
-        if let pathIndex = entry.pathIndex { paths[pathIndex].state = .waiting }
+        if let pathIndex = entry.pathIndex { setPath(pathIndex, .waiting) }
         handle(.removed(entry.info))
     }
 
@@ -361,18 +380,19 @@ public final class TouchscreenReader {
 
     /// `message` with every run of digits as `N`.
     static func withoutNumbers(_ message: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(message.utf8.count)
         var inNumber = false
-        for character in message {
-            if character.isASCII && character.isNumber {
-                if !inNumber { out.append("N") }
-                inNumber = true
-            } else {
-                out.append(character)
-                inNumber = false
+        for byte in message.utf8 {
+            let digit = byte >= 0x30 && byte <= 0x39
+            if !digit {
+                out.append(byte)
+            } else if !inNumber {
+                out.append(0x4E)  // N
             }
+            inNumber = digit
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether udev tags the node as a touchscreen (`ID_INPUT_TOUCHSCREEN=1`). The corresponding

@@ -38,10 +38,11 @@ final class TouchscreenInput: LoopHandler {
     /// The current layout's width and height (the daemon's engine knows it).
     private let layoutSize: () -> (width: Double, height: Double)
     /// Where contacts go (the recognizer).
-    var onContact: (TouchscreenContact) -> Void
+    @exclusivity(unchecked) var onContact: (TouchscreenContact) -> Void
     private(set) var config: TouchConfig?
-    private var mapping = TouchMapping()
-    private var reader: TouchscreenReader?
+    // Read per contact: unchecked, as the loop owns this object and nothing re-enters it.
+    @exclusivity(unchecked) private var mapping = TouchMapping()
+    @exclusivity(unchecked) private var reader: TouchscreenReader?
     private var retryTimer: TimerFD?
     private var retryArmed = false
 
@@ -173,5 +174,14 @@ final class TouchscreenInput: LoopHandler {
         try? retryTimer?.disarm()
         _ = retryTimer?.readExpirations()
         retryArmed = false
+    }
+}
+
+extension TapService {
+    /// The current layout's width and height, for `TouchscreenInput`'s `layoutSize`: read in place
+    /// (a copy of the engine or of a `LoadedLayout` would retain their arrays on every contact).
+    var currentLayoutSize: (width: Double, height: Double) {
+        let index = engine.currentLayout
+        return engine.active.layouts.withUnsafeBufferPointer { ($0[index].frame.width, $0[index].frame.height) }
     }
 }

@@ -102,6 +102,17 @@ extension EndToEnd {
             #expect(observedContacts(lines) == [])
         }
 
+        /// The udev backend names a touchscreen of the seat it may not open (and only
+        /// touchscreens: the seat's keyboards are none of its business), then says the seat has none.
+        @Test func seatWithATouchscreenItMayNotOpen() throws {
+            let run = try TouchRuns.shared.get(\.seatDenied)
+            let lines = try run.finish()
+            #expect(warnings(lines) == [
+                #"tapgridd: warning: touchscreen /dev/input/event20: cannot open it: Permission denied (errno 13); the daemon's user needs to be in the "input" group (under systemd: enable the drop-in tapgridd.service.d/touch.conf)"#,
+                #"tapgridd: warning: no touchscreen on seat "seat0" yet; waiting for one to be plugged in"#,
+            ])
+        }
+
         // MARK: - The converter
 
         /// The committed fake device is what the converter makes of the committed recording.
@@ -220,6 +231,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var seat: TouchRun
         var replug: TouchRun
         var denied: TouchRun
+        var seatDenied: TouchRun
     }
 
     private init() {
@@ -242,7 +254,10 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                     }),
                 denied: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20", "/dev/input/by-path/platform-missing-event"]}"#,
-                    events: nil, contacts: 0, playSeconds: 5, environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }))
+                    events: nil, contacts: 0, playSeconds: 5, environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                seatDenied: try TouchRun(
+                    shim: shim, touch: #"{"seat": "seat0"}"#, events: nil, contacts: 0, playSeconds: 3,
+                    environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }))
         })
     }
 
@@ -250,7 +265,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied] { run.stopAndRemove() }
+        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied] { run.stopAndRemove() }
     }
 }
 

@@ -60,6 +60,10 @@ final class TouchscreenInput: LoopHandler {
 
     /// The touchscreens open now.
     var devices: [TouchscreenDevice] { reader?.devices ?? [] }
+    /// Whether a libinput context is open (a `touch` config whose context could be made).
+    var isReading: Bool { reader != nil }
+    /// Whether configured paths are being looked for again (the retry timer is armed).
+    var isRetrying: Bool { retryArmed }
 
     /// Reads what `touch` says: nil closes everything; the same devices or seat as now only
     /// change the mapping (contacts in flight keep their reader); other devices replace the
@@ -141,7 +145,8 @@ final class TouchscreenInput: LoopHandler {
         }
     }
 
-    private func deliver(_ sample: TouchSample) {
+    /// One contact: mapped onto the current layout, logged with --verbose, handed to `onContact`.
+    func deliver(_ sample: TouchSample) {
         let size = layoutSize()
         let point = mapping.layoutPoint(x: sample.x, y: sample.y, width: size.width, height: size.height)
         let contact = TouchscreenContact(

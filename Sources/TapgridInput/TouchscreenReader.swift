@@ -36,8 +36,9 @@ public final class TouchscreenReader {
 
     /// `struct libinput *`.
     private let context: OpaquePointer
-    /// `struct udev *` for the udev backend (also used to tell touchscreens among failed nodes).
-    private let udev: OpaquePointer?
+    /// `struct udev *`: the udev backend's, and for the path backend the one that checks a device
+    /// is set up before libinput gets it; also tells touchscreens among failed nodes.
+    private let udev: OpaquePointer
     private let interface: UnsafeMutablePointer<libinput_interface>
     private let hooks = LibinputHooks()
 
@@ -102,23 +103,21 @@ public final class TouchscreenReader {
     ///   cannot be made.
     public init(backend: Backend) throws(InputError) {
         self.backend = backend
+        guard let madeUdev = udev_new() else { throw InputError("udev_new", detail: "cannot create a udev context") }
         interface = LibinputHooks.makeInterface()
         let userData = Unmanaged.passUnretained(hooks).toOpaque()
         switch backend {
         case .paths(let list):
-            udev = nil
             guard let made = libinput_path_create_context(interface, userData) else {
+                udev_unref(madeUdev)
                 interface.deallocate()
                 throw InputError("libinput_path_create_context", detail: "cannot create a libinput context")
             }
+            udev = madeUdev
             context = made
             paths = list.map { ConfiguredPath(path: $0, state: .waiting) }
             waitingPaths = list.count
         case .seat(let seat):
-            guard let madeUdev = udev_new() else {
-                interface.deallocate()
-                throw InputError("udev_new", detail: "cannot create a udev context")
-            }
             guard let made = libinput_udev_create_context(interface, userData, madeUdev) else {
                 udev_unref(madeUdev)
                 interface.deallocate()
@@ -145,7 +144,7 @@ public final class TouchscreenReader {
     deinit {
         // libinput_unref closes every open device through close_restricted.
         libinput_unref(context)
-        if let udev { udev_unref(udev) }
+        udev_unref(udev)
         interface.deinitialize(count: 1)
         interface.deallocate()
     }
@@ -202,11 +201,22 @@ public final class TouchscreenReader {
     /// a missing one is reported as missing rather than as libinput's "Invalid path".
     private func add(pathAt index: Int) {
         let path = paths[index].path
+        let number: UInt64
         do throws(Errno) {
-            _ = try DeviceNodes.deviceNumber(path)
+            number = try DeviceNodes.deviceNumber(path)
         } catch {
             queue(problem: path, cause(of: error, doing: "cannot examine it"), retrying: true)
             return
+        }
+        // libinput waits up to 2 s (blocking) for udev to finish with a new device, and then gives
+        // up: without systemd-udevd that would stall the loop on every retry, so look first.
+        if let device = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), dev_t(number)) {
+            let initialized = udev_device_get_is_initialized(device) != 0
+            udev_device_unref(device)
+            guard initialized else {
+                queue(problem: path, .unusable("udev has not set it up yet (is systemd-udevd running?)"), retrying: true)
+                return
+            }
         }
         hooks.openFailures.removeAll()
         guard let device = libinput_path_add_device(context, path) else {
@@ -360,7 +370,7 @@ public final class TouchscreenReader {
         if !hooks.openFailures.isEmpty {
             let failures = hooks.openFailures
             hooks.openFailures.removeAll()
-            if udev != nil {
+            if case .seat = backend {
                 for failure in failures where isTouchscreenNode(failure.node) {
                     report(TouchscreenProblem(
                         subject: failure.node, cause: cause(of: failure.error, doing: "cannot open it"), retrying: false), handle)
@@ -398,7 +408,7 @@ public final class TouchscreenReader {
     /// Whether udev tags the node as a touchscreen (`ID_INPUT_TOUCHSCREEN=1`). The corresponding
     /// C functions are `udev_device_new_from_devnum` and `udev_device_get_property_value`.
     private func isTouchscreenNode(_ node: String) -> Bool {
-        guard let udev, let number = try? DeviceNodes.deviceNumber(node),
+        guard let number = try? DeviceNodes.deviceNumber(node),
             let device = udev_device_new_from_devnum(udev, CChar(UInt8(ascii: "c")), dev_t(number))
         else { return false }
         defer { udev_device_unref(device) }

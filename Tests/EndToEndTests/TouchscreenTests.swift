@@ -102,6 +102,16 @@ extension EndToEnd {
             #expect(observedContacts(lines) == [])
         }
 
+        /// A device udev has not set up (no udevd, as in some containers): the daemon says so and
+        /// does not hand it to libinput, which would block the loop 2 s on every try.
+        @Test func deviceUdevHasNotSetUp() throws {
+            let run = try TouchRuns.shared.get(\.uninitialized)
+            let lines = try run.finish()
+            #expect(warnings(lines) == [
+                #"tapgridd: warning: touchscreen /dev/input/event20: udev has not set it up yet (is systemd-udevd running?); trying again every 2 s"#,
+            ])
+        }
+
         /// The udev backend names a touchscreen of the seat it may not open (and only
         /// touchscreens: the seat's keyboards are none of its business), then says the seat has none.
         @Test func seatWithATouchscreenItMayNotOpen() throws {
@@ -232,6 +242,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var replug: TouchRun
         var denied: TouchRun
         var seatDenied: TouchRun
+        var uninitialized: TouchRun
     }
 
     private init() {
@@ -257,7 +268,10 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                     events: nil, contacts: 0, playSeconds: 5, environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
                 seatDenied: try TouchRun(
                     shim: shim, touch: #"{"seat": "seat0"}"#, events: nil, contacts: 0, playSeconds: 3,
-                    environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }))
+                    environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                uninitialized: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: nil, contacts: 0, playSeconds: 4.5,
+                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }))
         })
     }
 
@@ -265,7 +279,9 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied] { run.stopAndRemove() }
+        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized] {
+            run.stopAndRemove()
+        }
     }
 }
 

@@ -16,6 +16,7 @@
  *  - TAPGRID_SHIM_DENY=all:PATH    open(PATH) fails with EACCES (no read permission).
  *    TAPGRID_SHIM_DENY=write:PATH  opening PATH for writing fails with EPERM, as under systemd's
  *                                  DeviceAllow=char-input r; read-only opens work.
+ *  - TAPGRID_SHIM_UNINITIALIZED=1  every device is reported not initialized (as with no udevd).
  *  - TAPGRID_SHIM_UNPLUG=PATH:FROM:UNTIL  the device is unplugged from FROM to UNTIL: read() on a
  *    descriptor of PATH fails with ENODEV (what the kernel says after an unplug) and open(PATH)
  *    with ENOENT; afterwards both work again (replugged).
@@ -35,7 +36,7 @@
 
 int udev_device_get_is_initialized(void *device) {
     (void)device;
-    return 1;
+    return getenv("TAPGRID_SHIM_UNINITIALIZED") ? 0 : 1;
 }
 
 /* ---- fstat: the emulated device number of a umockdev pty ---- */

@@ -128,10 +128,18 @@ public final class TouchscreenReader {
             LibinputHooks.captureLog(of: made)
             guard libinput_udev_assign_seat(made, seat) == 0 else {
                 let messages = hooks.messages.joined(separator: "; ")
+                var detail = "cannot read the devices of seat \"\(seat)\"" + (messages.isEmpty ? "" : ": " + messages)
+                // The usual cause: no netlink socket for udev's monitor (a sandbox's
+                // RestrictAddressFamilies=); libinput only says so at info priority.
+                if let monitor = udev_monitor_new_from_netlink(madeUdev, "udev") {
+                    udev_monitor_unref(monitor)
+                } else {
+                    detail = "cannot follow seat \"\(seat)\": udev's monitor needs a netlink socket, which is not allowed here; under systemd add RestrictAddressFamilies=AF_UNIX AF_NETLINK and PrivateNetwork=no, or list the devices"
+                }
                 libinput_unref(made)
                 udev_unref(madeUdev)
                 interface.deallocate()
-                throw InputError("libinput_udev_assign_seat", detail: "cannot read the devices of seat \"\(seat)\"" + (messages.isEmpty ? "" : " (\(messages))"))
+                throw InputError("libinput_udev_assign_seat", detail: detail)
             }
         }
         fd = libinput_get_fd(context)

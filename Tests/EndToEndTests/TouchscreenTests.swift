@@ -123,6 +123,25 @@ extension EndToEnd {
             ])
         }
 
+        /// `touch.seat` where netlink sockets are not allowed (the service's sandbox without the
+        /// drop-in's additions): a warning that says what to allow, and the socket serves. No
+        /// umockdev here: the seat is the machine's own.
+        @Test func seatWithoutNetlinkSaysWhatToAllow() throws {
+            let daemon = try DaemonProcess(
+                config: """
+                    { "socket": { "path": "d.sock" }, "eventLog": false,
+                      "layouts": { "home": { "width": 800, "height": 480, "grid": { "cols": [ { "tag": 1 } ] } } },
+                      "touch": { "seat": "seat0" } }
+                    """,
+                environment: ["LD_PRELOAD": try TouchRun.buildShim(), "TAPGRID_SHIM_NO_NETLINK": "1"])
+            let reply = try daemon.connect().request(#"{"x": 10, "y": 10}"#)
+            #expect(reply.string("outcome") == "dispatched")
+            #expect(try daemon.stop() == 0)
+            #expect(warnings(daemon.stderr.split(separator: "\n").map(String.init)) == [
+                #"tapgridd: warning: touchscreens cannot be read: libinput_udev_assign_seat: cannot follow seat "seat0": udev's monitor needs a netlink socket, which is not allowed here; under systemd add RestrictAddressFamilies=AF_UNIX AF_NETLINK and PrivateNetwork=no, or list the devices"#,
+            ])
+        }
+
         // MARK: - The converter
 
         /// The committed fake device is what the converter makes of the committed recording.
@@ -297,11 +316,18 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         return nil
     }()
 
-    /// Compiles the shim into .build (once per test process).
-    static func buildShim() throws -> String {
+    /// The shim, compiled into .build once per test process: under a temporary name, then
+    /// renamed, so a daemon that has the previous one loaded never sees it rewritten.
+    static func buildShim() throws -> String { try builtShim.get() }
+
+    private static let builtShim = Result { () throws -> String in
         let output = packageRoot.appendingPathComponent(".build/umockdev-shim.so").path
-        let result = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-Wall", "-o", output, fixtures + "/umockdev-shim.c", "-ldl"])
-        guard result.code == 0 else { throw TestFailure("cc umockdev-shim.c failed: \(result.err)") }
+        let temporary = output + ".\(getpid())"
+        let result = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-Wall", "-o", temporary, fixtures + "/umockdev-shim.c", "-ldl"])
+        guard result.code == 0, rename(temporary, output) == 0 else {
+            unlink(temporary)
+            throw TestFailure("cc umockdev-shim.c failed: \(result.err)")
+        }
         return output
     }
 

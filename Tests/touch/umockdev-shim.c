@@ -17,6 +17,8 @@
  *    TAPGRID_SHIM_DENY=write:PATH  opening PATH for writing fails with EPERM, as under systemd's
  *                                  DeviceAllow=char-input r; read-only opens work.
  *  - TAPGRID_SHIM_UNINITIALIZED=1  every device is reported not initialized (as with no udevd).
+ *  - TAPGRID_SHIM_NO_NETLINK=1  socket(AF_NETLINK, ...) fails with EAFNOSUPPORT, as under systemd's
+ *    RestrictAddressFamilies=AF_UNIX.
  *  - TAPGRID_SHIM_UNPLUG=PATH:FROM:UNTIL  the device is unplugged from FROM to UNTIL: read() on a
  *    descriptor of PATH fails with ENODEV (what the kernel says after an unplug) and open(PATH)
  *    with ENOENT; afterwards both work again (replugged).
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -177,4 +180,14 @@ ssize_t read(int fd, void *buffer, size_t count) {
         }
     }
     return real(fd, buffer, count);
+}
+
+int socket(int domain, int type, int protocol) {
+    static int (*real)(int, int, int);
+    if (!real) real = (int (*)(int, int, int))dlsym(RTLD_NEXT, "socket");
+    if (domain == AF_NETLINK && getenv("TAPGRID_SHIM_NO_NETLINK")) {
+        errno = EAFNOSUPPORT;
+        return -1;
+    }
+    return real(domain, type, protocol);
 }

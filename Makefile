@@ -6,12 +6,13 @@ PREFIX     ?= /usr/local
 # when missing): python3 for the access tests' client, procps for `ps` in the child tests and
 # /bin/kill (ExecReload=), libsystemd-dev + pkg-config for the CSystemd module, systemd for
 # systemd-analyze and the end-to-end run under a real systemd, util-linux for unshare/nsenter/
-# setpriv there.
-DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux
+# setpriv there, libinput-dev + libudev-dev for the CInput module (touchscreens; libinput10
+# brings libinput-bin, its device quirks).
+DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux libinput-dev libudev-dev
 BIN        := .build/debug
 # Release builds link the Swift runtime in statically, so the installed programs run on a kiosk
-# without the toolchain (ldd shows only libc, libm, libstdc++, libgcc_s and, once the daemon
-# uses it, libsystemd).
+# without the toolchain (ldd shows only libc, libm, libstdc++, libgcc_s and, for the daemon,
+# libsystemd, libinput and libudev with theirs).
 RELEASE_FLAGS := -c release --static-swift-stdlib
 # Where `make install` puts things (under $(DESTDIR)); the units name $(PREFIX)/bin/tapgridd.
 BINDIR      = $(PREFIX)/bin
@@ -157,3 +158,7 @@ example-svg: build
 
 # The completion tests run the real shells and the manual test groff: `make test` installs them.
 test: DEB_PACKAGES += zsh fish groff-base
+
+# The touchscreen end-to-end tests fake a touchscreen with umockdev (no hardware, no uinput) and
+# build a small LD_PRELOAD shim with the C compiler (Tests/touch/umockdev-shim.c).
+test: DEB_PACKAGES += umockdev gcc libc6-dev

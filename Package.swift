@@ -14,12 +14,16 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The only module that imports CSystemd: notifications, watchdog, passed sockets, journal.
         .target(name: "TapgridSystemd", dependencies: ["CSystemd", "TapgridSystem"]),
+        // libinput + libudev through pkg-config; only a module map and a header.
+        .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        // The only module that imports CInput: touchscreens read through libinput, as plain Swift values.
+        .target(name: "TapgridInput", dependencies: ["CInput", "TapgridSystem"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput"]),
         // The command-line tool as a library: takes arguments, returns an exit code.
         .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),
@@ -33,9 +37,10 @@ let package = Package(
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
         .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
+        .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.
         .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd", "tapgrid"]),
-        .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem"]),
+        .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput"]),
     ]
 )

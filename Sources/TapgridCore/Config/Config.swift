@@ -9,6 +9,8 @@ public struct Config: Sendable {
     public var initialLayout: String
     public var handlers: [HandlerConfig]
     public var routes: [Route]
+    /// `touch`: touchscreens read through libinput; nil when the config has none.
+    public var touch: TouchConfig? = nil
 
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }

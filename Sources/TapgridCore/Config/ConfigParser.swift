@@ -22,7 +22,7 @@ public struct ConfigParser {
         self.loadGridFile = loadGridFile
     }
 
-    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes"]
+    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch"]
 
     /// The config, or nil when there are errors; diagnostics either way.
     public mutating func parse(_ document: JSONValue) -> (config: Config?, diagnostics: Diagnostics) {
@@ -32,7 +32,7 @@ public struct ConfigParser {
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.topKeys)
-            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers and routes"))
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes and touch"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
@@ -40,6 +40,7 @@ public struct ConfigParser {
         let initial = parseInitialLayout(document["initialLayout"], layouts: layouts)
         var handlers = parseHandlers(document["handlers"])
         var routes = parseRoutes(document["routes"], handlers: handlers)
+        let touch = parseTouch(document["touch"])
         if document["handlers"] == nil && document["routes"] == nil {
             // No handlers and no routes: an implicit `log` handler takes every hit.
             handlers = [HandlerConfig(name: "log", kind: .log)]
@@ -51,7 +52,7 @@ public struct ConfigParser {
         guard !diagnostics.hasErrors, let initial else { return (nil, diagnostics) }
         let config = Config(
             file: file, socket: socket, eventLog: eventLog, layouts: layouts, initialLayout: initial,
-            handlers: handlers, routes: routes)
+            handlers: handlers, routes: routes, touch: touch)
         return (config, diagnostics)
     }
 

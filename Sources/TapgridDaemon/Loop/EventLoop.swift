@@ -9,6 +9,8 @@ enum LoopOwner: UInt8, CaseIterable {
     /// The daemon itself: its signalfd (token 0) and the reload eventfd (token 1).
     case control
     case children
+    /// `TouchscreenInput`: libinput's descriptor (token 0) and its retry timer (token 1).
+    case touchscreens
 }
 
 /// Named deadlines, each owned by one part of the daemon.

@@ -1,0 +1,467 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+
+/// Touchscreens read through libinput by the real daemon, without hardware, uinput or root:
+/// umockdev fakes `/dev/input/event20` (Tests/touch: the device, libevdev's ioctls answered, and
+/// recorded contacts played at their recorded gaps), and a small LD_PRELOAD shim
+/// (Tests/touch/umockdev-shim.c) bridges umockdev 0.17's two gaps for libinput and can deny opens
+/// or unplug the device for a while.
+///
+/// Each scenario runs `tapgridd --verbose` under `umockdev-run`; all of them start together on
+/// the first test (each needs about 4 s before its contacts, for the daemon to start and add the
+/// device) and each test then checks its own. They check the `--verbose` contact lines for now
+/// (`touch down slot 0 (200, 120) from "Fake Touchscreen"`): `observedContacts` is the one place
+/// to read them from, so the event log's `{"event": "touch", ...}` records (and classed taps) can
+/// replace them there.
+///
+/// The fake device is 4096 x 2048 units and the layout 800 x 480, so without rotation a device
+/// position (x, y) is (x / 4096 * 800, y / 2048 * 480) in layout units; every position played is a
+/// multiple of 1/16 of the device, so every expected number is exact.
+extension EndToEnd {
+    @Suite(.enabled(if: TouchRun.toolsMissing == nil, "needs umockdev-run and cc (apt-get install umockdev gcc; make test installs them)"))
+    struct TouchscreenTests {
+        /// The contacts of Tests/touch/fake-touchscreen.events without rotation: a tap, a press held
+        /// 700 ms, a swipe of five moves, two fingers (the second lifts first).
+        static let unrotated: [Contact] = [
+            .init("down", 0, 200, 120), .init("up", 0, 200, 120),
+            .init("down", 0, 600, 360), .init("up", 0, 600, 360),
+            .init("down", 0, 100, 240), .init("move", 0, 150, 240), .init("move", 0, 200, 240),
+            .init("move", 0, 250, 240), .init("move", 0, 300, 240), .init("move", 0, 350, 240), .init("up", 0, 350, 240),
+            .init("down", 0, 200, 240), .init("down", 1, 600, 240), .init("up", 1, 600, 240), .init("up", 0, 200, 240),
+        ]
+
+        @Test func pathBackendDeliversEveryContactInLayoutUnits() throws {
+            let run = try TouchRuns.shared.get(\.plain)
+            let lines = try run.finish()
+            #expect(lines.contains(#"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#))
+            #expect(observedContacts(lines) == Self.unrotated)
+            #expect(warnings(lines) == [])
+        }
+
+        /// `"rotation": 90, "calibration": [0.5, 0, 0.25, 0, 1, 0]`: the calibration first (x
+        /// squeezed to the middle half of the device: u' = u/2 + 1/4), then a quarter turn
+        /// clockwise (x'' = 1 - v, y'' = u'), then 800 x 480. The tap at (0.25, 0.25) of the
+        /// device: u' = 0.375, so (1 - 0.25, 0.375) -> (600, 180).
+        @Test func rotationAndCalibrationApplyInOrder() throws {
+            let run = try TouchRuns.shared.get(\.rotated)
+            let lines = try run.finish()
+            #expect(observedContacts(lines) == [
+                .init("down", 0, 600, 180), .init("up", 0, 600, 180),
+                .init("down", 0, 200, 300), .init("up", 0, 200, 300),
+                .init("down", 0, 400, 150), .init("move", 0, 400, 165), .init("move", 0, 400, 180),
+                .init("move", 0, 400, 195), .init("move", 0, 400, 210), .init("move", 0, 400, 225), .init("up", 0, 400, 225),
+                .init("down", 0, 400, 180), .init("down", 1, 400, 300), .init("up", 1, 400, 300), .init("up", 0, 400, 180),
+            ])
+        }
+
+        /// `"seat": "seat0"`: libinput's udev backend finds the fake touchscreen on the seat.
+        @Test func udevBackendFindsTheSeatsTouchscreen() throws {
+            let run = try TouchRuns.shared.get(\.seat)
+            let lines = try run.finish()
+            #expect(lines.contains(#"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#))
+            #expect(observedContacts(lines) == Self.unrotated)
+            #expect(warnings(lines) == [])
+        }
+
+        /// Opening for writing is refused (as under `DeviceAllow=char-input r`), so the device is
+        /// read through a read-only descriptor; it is unplugged from 4.5 s to 6 s (reads fail with
+        /// ENODEV, opens with ENOENT) and the daemon opens it again on its 2 s retry.
+        @Test func unpluggedDeviceIsFollowedAndReadOnlyIsEnough() throws {
+            let run = try TouchRuns.shared.get(\.replug)
+            let lines = try run.finish(checkingWhileRunning: { pid in
+                // The libinput descriptor of the device (a umockdev pty) is open read-only.
+                let modes = try deviceDescriptorModes(pid: pid)
+                #expect(modes == [O_RDONLY], "access modes of the daemon's device descriptors: \(modes)")
+            })
+            let added = #"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#
+            #expect(lines.filter { $0.hasPrefix("tapgridd: touch") || warnings([$0]).count == 1 } == [
+                added,
+                #"tapgridd: touch down slot 0 (200, 120) from "Fake Touchscreen""#,
+                #"tapgridd: touch up slot 0 (200, 120) from "Fake Touchscreen""#,
+                #"tapgridd: warning: touchscreen "Fake Touchscreen" (/dev/input/event20) removed; waiting for it to return"#,
+                added,
+                #"tapgridd: touch down slot 0 (600, 360) from "Fake Touchscreen""#,
+                #"tapgridd: touch up slot 0 (600, 360) from "Fake Touchscreen""#,
+            ])
+        }
+
+        /// A device it may not open and one that is missing: one warning each (not one per retry),
+        /// and the socket keeps serving taps.
+        @Test func permissionAndMissingDevicesWarnOnceAndTheSocketServes() throws {
+            let run = try TouchRuns.shared.get(\.denied)
+            let lines = try run.finish(checkingWhileRunning: { _ in
+                let connection = try Connection(run.dir + "/d.sock")
+                let reply = try connection.request(#"{"x": 100, "y": 100}"#)
+                #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
+            })
+            #expect(warnings(lines) == [
+                #"tapgridd: warning: touchscreen /dev/input/event20: cannot open it: Permission denied (errno 13); the daemon's user needs to be in the "input" group (under systemd: enable the drop-in tapgridd.service.d/touch.conf); trying again every 2 s"#,
+                #"tapgridd: warning: touchscreen /dev/input/by-path/platform-missing-event is missing: No such file or directory (errno 2); waiting for it to appear (checked every 2 s)"#,
+            ])
+            #expect(observedContacts(lines) == [])
+        }
+
+        /// A device udev has not set up (no udevd, as in some containers): the daemon says so and
+        /// does not hand it to libinput, which would block the loop 2 s on every try.
+        @Test func deviceUdevHasNotSetUp() throws {
+            let run = try TouchRuns.shared.get(\.uninitialized)
+            let lines = try run.finish()
+            #expect(warnings(lines) == [
+                #"tapgridd: warning: touchscreen /dev/input/event20: udev has not set it up yet (is systemd-udevd running?); trying again every 2 s"#,
+            ])
+        }
+
+        /// The udev backend names a touchscreen of the seat it may not open (and only
+        /// touchscreens: the seat's keyboards are none of its business), then says the seat has none.
+        @Test func seatWithATouchscreenItMayNotOpen() throws {
+            let run = try TouchRuns.shared.get(\.seatDenied)
+            let lines = try run.finish()
+            #expect(warnings(lines) == [
+                #"tapgridd: warning: touchscreen /dev/input/event20: cannot open it: Permission denied (errno 13); the daemon's user needs to be in the "input" group (under systemd: enable the drop-in tapgridd.service.d/touch.conf)"#,
+                #"tapgridd: warning: no touchscreen on seat "seat0" yet; waiting for one to be plugged in"#,
+            ])
+        }
+
+        /// `touch.seat` where netlink sockets are not allowed (the service's sandbox without the
+        /// drop-in's additions): a warning that says what to allow, and the socket serves. No
+        /// umockdev here: the seat is the machine's own.
+        @Test func seatWithoutNetlinkSaysWhatToAllow() throws {
+            let daemon = try DaemonProcess(
+                config: """
+                    { "socket": { "path": "d.sock" }, "eventLog": false,
+                      "layouts": { "home": { "width": 800, "height": 480, "grid": { "cols": [ { "tag": 1 } ] } } },
+                      "touch": { "seat": "seat0" } }
+                    """,
+                environment: ["LD_PRELOAD": try TouchRun.buildShim(), "TAPGRID_SHIM_NO_NETLINK": "1"])
+            let reply = try daemon.connect().request(#"{"x": 10, "y": 10}"#)
+            #expect(reply.string("outcome") == "dispatched")
+            #expect(try daemon.stop() == 0)
+            #expect(warnings(daemon.stderr.split(separator: "\n").map(String.init)) == [
+                #"tapgridd: warning: touchscreens cannot be read: libinput_udev_assign_seat: cannot follow seat "seat0": udev's monitor needs a netlink socket, which is not allowed here; under systemd add RestrictAddressFamilies=AF_UNIX AF_NETLINK and PrivateNetwork=no, or list the devices"#,
+            ])
+        }
+
+        // MARK: - The converter
+
+        /// The committed fake device is what the converter makes of the committed recording.
+        @Test func converterTurnsTheRecordingIntoTheFakeDevice() throws {
+            let dir = try makeTempDir()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let result = try runProgram("/usr/bin/python3", [TouchRun.fixtures + "/record-to-umockdev.py", TouchRun.fixtures + "/fake-touchscreen.yml", "--output", dir + "/fake"])
+            #expect(result.code == 0, "\(result.err)")
+            #expect(result.out == """
+                /dev/input/event20: "Fake Touchscreen", 67 events -> \(dir)/fake.umockdev, \(dir)/fake.ioctl, \(dir)/fake.events
+                play them (build the shim once: cc -shared -fPIC -o umockdev-shim.so Tests/touch/umockdev-shim.c -ldl):
+                LD_PRELOAD=$PWD/umockdev-shim.so umockdev-run -d \(dir)/fake.umockdev -i /dev/input/event20=\(dir)/fake.ioctl -e /dev/input/event20=\(dir)/fake.events -- PROGRAM
+
+                """)
+            for suffix in ["umockdev", "ioctl", "events"] {
+                let made = try String(contentsOfFile: "\(dir)/fake.\(suffix)", encoding: .utf8)
+                let committed = try String(contentsOfFile: "\(TouchRun.fixtures)/fake-touchscreen.\(suffix)", encoding: .utf8)
+                #expect(made == committed, "fake.\(suffix) differs from Tests/touch/fake-touchscreen.\(suffix)")
+            }
+        }
+
+        /// `--base` and `--lead` place the events; microseconds are written without zero padding.
+        @Test func converterShiftsTimes() throws {
+            let dir = try makeTempDir()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            let result = try runProgram("/usr/bin/python3", [
+                TouchRun.fixtures + "/record-to-umockdev.py", TouchRun.fixtures + "/fake-touchscreen.yml", "--output", dir + "/f",
+                "--base", "100.25", "--lead", "1", "--node", "/dev/input/event7",
+            ])
+            #expect(result.code == 0, "\(result.err)")
+            let events = try String(contentsOfFile: dir + "/f.events", encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("E:") }
+            #expect(Array(events.prefix(3)) == ["E: 100.250000 0000 0000 0", "E: 101.250000 0000 0000 0", "E: 101.250000 0003 002f 0"])
+            // The tap's lift, 80 ms after it went down.
+            #expect(events.contains("E: 101.330000 0003 0039 -1"))
+            // The long press's lift, 1.2 s after the first contact: 1.45 s past the base's 100.25 s + 1 s.
+            #expect(events.contains("E: 102.450000 0003 0039 -1"))
+            let device = try String(contentsOfFile: dir + "/f.umockdev", encoding: .utf8)
+            #expect(device.hasPrefix("P: /devices/virtual/input/input7/event7\nN: input/event7\nE: DEVNAME=/dev/input/event7\nE: MAJOR=13\nE: MINOR=71\n"))
+        }
+
+        @Test(arguments: [
+            ("version: 1\nndevices: 0\ndevices: []\n", "no devices in this recording (is it a `libinput record` file?)"),
+            ("just text\n", "line 1: expected `key: value`, found 'just text'"),
+            ("devices:\n- node: /dev/input/event3\n  evdev:\n    name: \"Pad\"\n    id: [1, 2]\n", "evdev id: expected [bus, vendor, product, version], found [1, 2]"),
+            ("devices:\n- node: /dev/input/event3\n  evdev:\n    name: \"Pad\"\n  events:\n  - evdev:\n    - [0, 0, 0, 0]\n",
+             "evdev event: expected [sec, usec, type, code, value], found [0, 0, 0, 0]"),
+        ])
+        func converterNamesWhatIsWrong(recording: String, message: String) throws {
+            let dir = try makeTempDir()
+            defer { try? FileManager.default.removeItem(atPath: dir) }
+            try recording.write(toFile: dir + "/r.yml", atomically: true, encoding: .utf8)
+            let result = try runProgram("/usr/bin/python3", [TouchRun.fixtures + "/record-to-umockdev.py", dir + "/r.yml"])
+            #expect(result.code == 1)
+            #expect(result.err == "record-to-umockdev.py: \(dir)/r.yml: \(message)\n")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/r.events"))
+        }
+    }
+}
+
+/// One contact as a test expects it: phase, seat slot, layout position (the source is always
+/// "Fake Touchscreen").
+struct Contact: Equatable, CustomStringConvertible {
+    var phase: String
+    var slot: Int
+    var x: Double
+    var y: Double
+    init(_ phase: String, _ slot: Int, _ x: Double, _ y: Double) {
+        (self.phase, self.slot, self.x, self.y) = (phase, slot, x, y)
+    }
+    var description: String { "\(phase) \(slot) (\(x), \(y))" }
+}
+
+/// The contacts a run's daemon reported, from its `--verbose` lines
+/// `tapgridd: touch down slot 0 (200, 120) from "Fake Touchscreen"` (other sources are not ours).
+func observedContacts(_ lines: [String]) -> [Contact] {
+    lines.compactMap { line in
+        let pattern = #/^tapgridd: touch (down|move|up|cancel) slot (\d+) \((-?[\d.e+-]+), (-?[\d.e+-]+)\) from "Fake Touchscreen"$/#
+        guard let match = line.wholeMatch(of: pattern), let slot = Int(match.2), let x = Double(match.3), let y = Double(match.4) else {
+            return nil
+        }
+        return Contact(String(match.1), slot, x, y)
+    }
+}
+
+/// The warnings among `lines`, but libinput's "event processing lagging behind by 26ms, your
+/// system is too slow": umockdev writes each event a little after the timestamp it carries (it
+/// sleeps the recorded gaps), which libinput takes for a slow reader once it is over 20 ms.
+func warnings(_ lines: [String]) -> [String] {
+    lines.filter { $0.contains("warning:") && !$0.contains("event processing lagging behind") }
+}
+
+/// The access modes (`O_RDONLY`, `O_RDWR`) of the descriptors `pid` has open on ptys (umockdev's
+/// fake device nodes), from /proc/PID/fdinfo.
+func deviceDescriptorModes(pid: pid_t) throws -> [Int32] {
+    let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+    return fds.compactMap { fd in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
+            target.hasPrefix("/dev/pts/"),
+            let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8),
+            let flags = info.split(separator: "\n").first(where: { $0.hasPrefix("flags:") }),
+            let value = Int32(flags.dropFirst("flags:".count).trimmingCharacters(in: .whitespaces), radix: 8)
+        else { return nil }
+        return value & O_ACCMODE
+    }
+}
+
+/// The scenarios, started together the first time one is asked for.
+final class TouchRuns: @unchecked Sendable {  // built once, then only read
+    static let shared = TouchRuns()
+
+    private let result: Result<Runs, Error>
+
+    struct Runs {
+        var plain: TouchRun
+        var rotated: TouchRun
+        var seat: TouchRun
+        var replug: TouchRun
+        var denied: TouchRun
+        var seatDenied: TouchRun
+        var uninitialized: TouchRun
+    }
+
+    private init() {
+        // A test filtered out never finishes its run: stop what is left when the process exits.
+        atexit { TouchRuns.shared.stopAll() }
+        result = Result(catching: {
+            let shim = try TouchRun.buildShim()
+            let events = TouchRun.fixtures + "/fake-touchscreen.events"
+            return Runs(
+                plain: try TouchRun(shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: events, contacts: 15),
+                rotated: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"], "rotation": 90, "calibration": [0.5, 0, 0.25, 0, 1, 0]}"#,
+                    events: events, contacts: 15),
+                seat: try TouchRun(shim: shim, touch: #"{"seat": "seat0"}"#, events: events, contacts: 15),
+                replug: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: TouchRun.fixtures + "/replug.events",
+                    contacts: 4, environment: { base in
+                        ["TAPGRID_SHIM_DENY": "write:/dev/input/event20",
+                         "TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 4.5):\(base + 6)"]
+                    }),
+                denied: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20", "/dev/input/by-path/platform-missing-event"]}"#,
+                    events: nil, contacts: 0, playSeconds: 5, environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                seatDenied: try TouchRun(
+                    shim: shim, touch: #"{"seat": "seat0"}"#, events: nil, contacts: 0, playSeconds: 3,
+                    environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                uninitialized: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: nil, contacts: 0, playSeconds: 4.5,
+                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }))
+        })
+    }
+
+    func get(_ run: KeyPath<Runs, TouchRun>) throws -> TouchRun { try result.get()[keyPath: run] }
+
+    private func stopAll() {
+        guard let runs = try? result.get() else { return }
+        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized] {
+            run.stopAndRemove()
+        }
+    }
+}
+
+/// `tapgridd --verbose` with a `touch` config, run by `umockdev-run` with the fake touchscreen.
+final class TouchRun: @unchecked Sendable {  // finished by one test
+    static let fixtures = packageRoot.appendingPathComponent("Tests/touch").path
+
+    /// Why these tests cannot run here, or nil.
+    static let toolsMissing: String? = {
+        for tool in ["/usr/bin/umockdev-run", "/usr/bin/cc", "/usr/bin/python3"] where access(tool, X_OK) != 0 {
+            return tool
+        }
+        return nil
+    }()
+
+    /// The shim, compiled into .build once per test process: under a temporary name, then
+    /// renamed, so a daemon that has the previous one loaded never sees it rewritten.
+    static func buildShim() throws -> String { try builtShim.get() }
+
+    private static let builtShim = Result { () throws -> String in
+        let output = packageRoot.appendingPathComponent(".build/umockdev-shim.so").path
+        let temporary = output + ".\(getpid())"
+        let result = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-Wall", "-o", temporary, fixtures + "/umockdev-shim.c", "-ldl"])
+        guard result.code == 0, rename(temporary, output) == 0 else {
+            unlink(temporary)
+            throw TestFailure("cc umockdev-shim.c failed: \(result.err)")
+        }
+        return output
+    }
+
+    let dir: String
+    let process = Process()
+    /// When the recorded contacts are all played, in CLOCK_MONOTONIC seconds.
+    let playedBy: Double
+    let expectedContacts: Int
+
+    /// - Parameters:
+    ///   - events: an events file whose times count from 0 (rebased here onto the monotonic clock,
+    ///     so the kernel timestamps libinput reports are the daemon's clock); nil for none.
+    ///   - contacts: how many contact lines to wait for.
+    ///   - environment: more variables for the daemon, given the base time.
+    init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil,
+         environment: (Double) -> [String: String] = { _ in [:] }) throws {
+        dir = try makeTempDir()
+        expectedContacts = contacts
+        let config = """
+            { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
+              "layouts": { "home": { "width": 800, "height": 480, "grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
+              "touch": \(touch) }
+            """
+        try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
+        let base = monotonicSeconds()
+        var arguments = ["-d", Self.fixtures + "/fake-touchscreen.umockdev", "-i", "/dev/input/event20=\(Self.fixtures)/fake-touchscreen.ioctl"]
+        var last = 0.0
+        if let events {
+            let (text, lastTime) = try Self.rebase(events, onto: base)
+            last = lastTime
+            try text.write(toFile: dir + "/touch.events", atomically: true, encoding: .utf8)
+            arguments += ["-e", "/dev/input/event20=\(dir)/touch.events"]
+        }
+        playedBy = base + (playSeconds ?? last)
+        arguments += ["--", daemonBinary, "--config", dir + "/tapgrid.json", "--verbose"]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-run")
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TAPGRID_SOCKET"] = nil
+        env["TAPGRID_CONFIG"] = nil
+        env["LD_PRELOAD"] = shim
+        for (key, value) in environment(base) { env[key] = value }
+        process.environment = env
+        _ = FileManager.default.createFile(atPath: dir + "/stderr.txt", contents: nil)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: dir + "/stderr.txt")
+        try process.run()
+    }
+
+    deinit { stopAndRemove() }
+
+    /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
+    /// the run's folder.
+    func stopAndRemove() {
+        if process.isRunning {
+            if let pid = daemonPID { kill(pid, SIGKILL) }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    var stderrLines: [String] {
+        ((try? String(contentsOfFile: dir + "/stderr.txt", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    /// The daemon: umockdev-run's child.
+    var daemonPID: pid_t? {
+        let pid = process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            if let first = children.split(separator: " ").first, let child = pid_t(first) { return child }
+        }
+        return nil
+    }
+
+    /// Waits until the contacts are played and seen (at most 10 s more), runs `check` with the
+    /// daemon's pid while it still runs, stops it (SIGTERM) and returns its stderr lines; the
+    /// run's folder is removed.
+    func finish(checkingWhileRunning check: (pid_t) throws -> Void = { _ in }) throws -> [String] {
+        defer { stopAndRemove() }
+        let deadline = playedBy + 10
+        while monotonicSeconds() < deadline && process.isRunning {
+            if monotonicSeconds() >= playedBy && observedContacts(stderrLines).count >= expectedContacts { break }
+            usleep(50_000)
+        }
+        guard process.isRunning, let pid = daemonPID else {
+            throw TestFailure("tapgridd under umockdev-run ended early: \(stderrLines.joined(separator: "\n"))")
+        }
+        try check(pid)
+        // To the daemon itself: umockdev-run forwards SIGTERM, but not when it inherited it blocked.
+        kill(pid, SIGTERM)
+        let stopBy = monotonicSeconds() + 10
+        while process.isRunning && monotonicSeconds() < stopBy { usleep(20_000) }
+        let lines = stderrLines
+        #expect(lines.last == "tapgridd: stopped cleanly", "\(lines)")
+        let seen = observedContacts(lines).count
+        if seen < expectedContacts {
+            // Contacts played before libinput had the device set up are dropped: on a very loaded
+            // machine the daemon may need more than the 4 s lead.
+            let added = lines.firstIndex { $0.contains(") added:") }
+            Issue.record("\(seen) of \(expectedContacts) contacts seen (device added at line \(added.map(String.init) ?? "never")): \(lines)")
+        }
+        return lines
+    }
+
+    /// `E: SEC.USEC ...` lines (USEC a plain integer) moved onto `base` seconds; comments kept.
+    static func rebase(_ path: String, onto base: Double) throws -> (text: String, last: Double) {
+        let baseMicros = Int64(base * 1_000_000)
+        var out: [String] = []
+        var last: Int64 = 0
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+            guard line.hasPrefix("E: ") else {
+                out.append(String(line))
+                continue
+            }
+            let fields = line.dropFirst(3).split(separator: " ", maxSplits: 1)
+            let time = fields[0].split(separator: ".")
+            guard fields.count == 2, time.count == 2, let seconds = Int64(time[0]), let micros = Int64(time[1]) else {
+                throw TestFailure("\(path): not an event line: \(line)")
+            }
+            let at = seconds * 1_000_000 + micros
+            last = max(last, at)
+            let shifted = at + baseMicros
+            out.append("E: \(shifted / 1_000_000).\(shifted % 1_000_000) \(fields[1])")
+        }
+        return (out.joined(separator: "\n"), Double(last) / 1_000_000)
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

@@ -15,6 +15,8 @@ final class Daemon: LoopHandler {
     let server: SocketServer
     let service: TapService
     let eventLog: EventLog
+    /// The touchscreens `touch` names, read through libinput on the loop.
+    let touchscreens: TouchscreenInput
     private let manager: ServiceManager
     private let signals: SignalFD
     private let wake: EventFD
@@ -50,6 +52,9 @@ final class Daemon: LoopHandler {
             loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
             lineHandler: service, log: log)
         service.clientCount = { [unowned server] in server.count }
+        touchscreens = TouchscreenInput(
+            loop: loop, log: log, layoutSize: { [unowned service] in service.currentLayoutSize },
+            onContact: { [unowned service] contact in service.touchscreenContact(contact) })
         supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
         supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
         service.requestReload = { [unowned self] connection in requestReload(from: connection) }
@@ -60,6 +65,7 @@ final class Daemon: LoopHandler {
         try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
         loop.onDeadline(.shutdown) { [unowned self] in progress() }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
+        touchscreens.configure(config.touch)
     }
 
     /// Runs the loop until the lifecycle has stopped.
@@ -198,6 +204,7 @@ final class Daemon: LoopHandler {
         service.swap(to: new, generation: service.generation + 1)
         server.admission = SocketServer.Admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
+        touchscreens.configure(new.touch)
         log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)", kind: .reload)
         return nil
     }

@@ -126,13 +126,7 @@ public enum TapgridDaemonMain {
         log.info(
             "listening on \(listening) (config \(configPath), generation 1, layout \(daemon.service.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
         )
-        // Touchscreens (`touch`): for now contacts only show with --verbose; the recognizer
-        // takes them through `onContact`, and a reload should call `configure(new.touch)`.
-        let touchscreens = TouchscreenInput(
-            loop: daemon.loop, log: log, layoutSize: { [unowned service = daemon.service] in service.currentLayoutSize },
-            onContact: { _ in })
-        touchscreens.configure(config.touch)
-        return withExtendedLifetime(touchscreens) { daemon.run() }
+        return daemon.run()
     }
 
     /// Loads the config at start. Under systemd, on a worker thread while this one tells systemd

@@ -37,6 +37,12 @@ extension EndToEnd {
             #expect(lines.contains(#"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#))
             #expect(observedContacts(lines) == Self.unrotated)
             #expect(warnings(lines) == [])
+            // Recognized as socket contacts are: a tap, a 700 ms press on the long-press grid, a
+            // swipe that is no tap, two fingers (the second lifts first).
+            #expect(run.classedTaps == [
+                "tap 0 audit from Fake Touchscreen", "long 1 menu from Fake Touchscreen",
+                "tap 1 audit from Fake Touchscreen", "tap 0 audit from Fake Touchscreen",
+            ])
         }
 
         /// `"rotation": 90, "calibration": [0.5, 0, 0.25, 0, 1, 0]`: the calibration first (x
@@ -52,6 +58,11 @@ extension EndToEnd {
                 .init("down", 0, 400, 150), .init("move", 0, 400, 165), .init("move", 0, 400, 180),
                 .init("move", 0, 400, 195), .init("move", 0, 400, 210), .init("move", 0, 400, 225), .init("up", 0, 400, 225),
                 .init("down", 0, 400, 180), .init("down", 1, 400, 300), .init("up", 1, 400, 300), .init("up", 0, 400, 180),
+            ])
+            // Turned, the 700 ms press lands on grid 0, which routes no long press: a tap on release.
+            #expect(run.classedTaps == [
+                "tap 1 audit from Fake Touchscreen", "tap 0 audit from Fake Touchscreen",
+                "tap 1 audit from Fake Touchscreen", "tap 1 audit from Fake Touchscreen",
             ])
         }
 
@@ -349,6 +360,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let config = """
             { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
               "layouts": { "home": { "width": 800, "height": 480, "grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
+              "handlers": { "audit": { "type": "log" }, "menu": { "type": "log" } },
+              "routes": [ { "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
               "touch": \(touch) }
             """
         try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
@@ -379,6 +392,9 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     }
 
     deinit { stopAndRemove() }
+
+    /// The tap records with a class the daemon wrote (`class grid handler from source`), read by `finish`.
+    private(set) var classedTaps: [String] = []
 
     /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
     /// the run's folder.
@@ -425,6 +441,11 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let stopBy = monotonicSeconds() + 10
         while process.isRunning && monotonicSeconds() < stopBy { usleep(20_000) }
         let lines = stderrLines
+        classedTaps = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "")
+            .split(separator: "\n").compactMap { line -> String? in
+                guard let record = try? parseObject(String(line)), let tapClass = record.string("class") else { return nil }
+                return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"
+            }
         #expect(lines.last == "tapgridd: stopped cleanly", "\(lines)")
         let seen = observedContacts(lines).count
         if seen < expectedContacts {

@@ -30,6 +30,7 @@ final class TapService: LineHandler {
     private let socketSource = Array(#""socket""#.utf8)
     /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
     private var touchscreenSources: [Int: [UInt8]] = [:]
+    private var touchscreenStreams: [String: Int] = [:]
 
     init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor, daemonUID: UInt32) {
         self.engine = engine
@@ -279,11 +280,31 @@ final class TapService: LineHandler {
         ReplyWriter.touchEnd(into: out)
     }
 
-    /// Registers a touchscreen's name for its stream (a negative number).
-    func registerTouchscreen(stream: Int, name: String) {
+    /// A touchscreen's contact (positions already in the current layout's units): the same
+    /// recognizer as socket contacts, its records' `source` the device's name, no reply.
+    func touchscreenContact(_ sample: TouchscreenContact) {
+        let phase: TouchPhase
+        switch sample.phase {
+        case .down: phase = .down
+        case .move: phase = .move
+        case .up: phase = .up
+        case .cancel: phase = .cancel
+        }
+        let placed = phase != .cancel
+        contact(phase, key: ContactKey(stream: touchscreenStream(sample.source), slot: Int(sample.slot)),
+                x: placed ? sample.x : nil, y: placed ? sample.y : nil, layout: nil, layoutName: nil, now: sample.timeNanos,
+                reply: nil)
+    }
+
+    /// The (negative) stream of a touchscreen's contacts, one per device name.
+    private func touchscreenStream(_ name: String) -> Int {
+        if let known = touchscreenStreams[name] { return known }
+        let stream = -(touchscreenStreams.count + 1)
+        touchscreenStreams[name] = stream
         var source: [UInt8] = []
         JSONWriter.appendString(name, to: &source)
         touchscreenSources[stream] = source
+        return stream
     }
 
     /// One contact event from any source: timers due before it fire first, then the event is

@@ -171,3 +171,37 @@ func bytesPerGrid(_ layout: ResolvedLayout) -> Double {
 }
 print("  per grid: GridNode \(MemoryLayout<GridNode>.stride) B + Rect \(MemoryLayout<Rect>.stride) B + search 1 B; GridStyle \(MemoryLayout<GridStyle>.stride) B per grid that sets padding, spacing or gravity; GridInfo \(MemoryLayout<GridInfo>.stride) B per tagged grid (plus its strings)")
 print("  hit-test layout: \(fmt(bytesPerGrid(resolved))) bytes per resolved grid (arrays, excluding string contents)")
+
+print("\nTap-class recognizer (TapEngine.touch: a contact's down, 3 moves and up; log handlers)")
+do {
+    let text = #"""
+    {"layouts": {"pad": {"width": 1000, "height": 1000, "grid": {"matrix": {"cols": 10, "count": 100, "margin": 0, "tag": 1}}}},
+     "handlers": {"audit": {"type": "log"}, "menu": {"type": "log"}},
+     "routes": [{"tags": [50], "handler": "menu", "on": "long"}, {"handler": "audit"}]}
+    """#
+    var parser = ConfigParser(file: "bench.json", directory: "/tmp") { path in .failure(Diagnostic(.error, "no \(path)")) }
+    let (touchConfig, touchDiagnostics) = parser.parse(try! JSONParser.parse(text, lenient: true))
+    guard let touchConfig else { fatalError("\(touchDiagnostics.errors)") }
+    var engine = TapEngine(config: touchConfig, generation: 1)
+    var random = SplitMix64(state: 7)
+    var taps: [ClassedTap] = []
+    let contacts = 200_000
+    var now: UInt64 = 1_000_000_000
+    var fired = 0
+    let ns = time {
+        for index in 0..<contacts {
+            let key = ContactKey(stream: 1, slot: index & 7)
+            let x = Double(random.next() % 1000), y = Double(random.next() % 1000)
+            taps.removeAll(keepingCapacity: true)
+            _ = try? engine.touch(.down, key: key, x: x, y: y, layout: nil, now: now, into: &taps)
+            for step in 1...3 {
+                _ = try? engine.touch(.move, key: key, x: x + Double(step), y: y, layout: nil, now: now + UInt64(step) * 8_000_000, into: &taps)
+            }
+            _ = try? engine.touch(.up, key: key, x: nil, y: nil, layout: nil, now: now + 40_000_000, into: &taps)
+            fired += taps.count
+            now += 50_000_000
+        }
+    }
+    let events = Double(contacts * 5)
+    print("  \(contacts) contacts, \(Int(events)) events, \(fired) taps fired: \(fmt(ns / events)) ns per event")
+}

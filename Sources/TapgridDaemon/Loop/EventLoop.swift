@@ -15,6 +15,8 @@ enum LoopOwner: UInt8, CaseIterable {
 enum Deadline: Int, CaseIterable {
     /// Accepting resumes after `EMFILE`.
     case acceptBackoff
+    /// Clients that took none of their waiting replies for 30 s are closed (`SocketServer`).
+    case clientStall
     /// Children's timeouts, kill graces and output lingers.
     case children
     /// The shutdown phase's next check.

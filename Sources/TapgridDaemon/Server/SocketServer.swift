@@ -3,12 +3,19 @@ import TapgridSystem
 
 /// Answers one request line of a connection (the `TapService`).
 protocol LineHandler: AnyObject {
+    /// Appends the line's reply to the connection's output (not sent yet).
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
+    /// The lines of one batch are answered and their replies are about to be sent: write what
+    /// must reach its file first (the event-log records of the batch's taps).
+    func endBatch()
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
-/// connection's reading, framing, reply flushing and closing. Each complete request line goes
-/// to the `LineHandler`, which appends its reply to the connection's output.
+/// connection's reading, framing, reply flushing, flow control and closing. Each complete request
+/// line goes to the `LineHandler`, which appends its reply to the connection's output; after each
+/// read batch the handler's `endBatch` writes the batch's event-log records, then the replies go
+/// out. A client whose unsent replies pass `Connection.maxPendingOutput` is not read until they
+/// drain, and one that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
     private let loop: EventLoop
     private let log: LogSink
@@ -61,6 +68,7 @@ final class SocketServer: LoopHandler {
         socketFile = socketPath.flatMap { path in Files.identity(path).map { (path, $0) } }
         loop.setHandler(self, for: .server)
         loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
+        loop.onDeadline(.clientStall) { [unowned self] in closeStalledClients() }
         try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
     }
 
@@ -77,7 +85,7 @@ final class SocketServer: LoopHandler {
         guard slot < connections.count, let connection = connections[slot],
             slotGenerations[slot] == UInt32(truncatingIfNeeded: token >> 32)
         else { return }  // stale: that connection is gone and its slot may be reused
-        if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.input == .reading {
+        if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.wantsRequests {
             read(connection)
         }
         flush(connection)
@@ -210,30 +218,36 @@ final class SocketServer: LoopHandler {
         answerLines(connection)
     }
 
-    /// Answers every complete line in order, unless a reload pauses the connection.
+    /// Answers the complete lines in order, then has the batch's records written (`endBatch`).
+    /// Stops while a reload of this client runs, and once more than `maxPendingOutput` of
+    /// replies wait: the rest stay in the framer (`holdsLines`), answered by `flush` as the
+    /// output drains.
     func answerLines(_ connection: Connection) {
+        defer { lineHandler.endBatch() }
         guard connection.input != .refused && connection.input != .dropped else {
             connection.framer.removeAll()
             return
         }
-        if connection.answersLines {
-            connection.framer.takeLines { line in
-                if line.count > Connection.maxLineBytes {
-                    lineTooLong(connection)
-                } else {
-                    lineHandler.handleLine(line, from: connection)
-                }
-                return connection.answersLines
-            }
-        }
-        if connection.awaitingReload {
-            if connection.framer.count > Connection.maxPendingOutput {
-                log.warning("client \(connection.slot) sent more than 1 MiB while its reload ran; dropped")
-                connection.input = .dropped
-            }
+        guard connection.answersLines else { return }  // a reload of this client runs
+        if connection.outputFull {
+            connection.holdsLines = true
             return
         }
-        guard connection.answersLines else { return }
+        connection.holdsLines = false
+        connection.framer.takeLines { line in
+            if line.count > Connection.maxLineBytes {
+                lineTooLong(connection)
+            } else {
+                lineHandler.handleLine(line, from: connection)
+            }
+            guard connection.answersLines else { return false }
+            if connection.outputFull {
+                connection.holdsLines = true
+                return false
+            }
+            return true
+        }
+        guard connection.answersLines && !connection.holdsLines else { return }
         let rest = connection.framer.count
         if rest > Connection.maxLineBytes + 1 || (rest == Connection.maxLineBytes + 1 && connection.framer.last != 0x0D) {
             lineTooLong(connection)
@@ -252,40 +266,85 @@ final class SocketServer: LoopHandler {
 
     // MARK: - Writing and closing
 
-    /// Writes queued replies until the kernel stops taking them; closes the connection when it is done.
+    /// Writes queued replies until the kernel stops taking them, answering lines held for the
+    /// output to drain as it does; closes the connection when it is done.
     func flush(_ connection: Connection) {
         if connection.isClosed { return }
         if connection.input == .dropped {
             close(connection)
             return
         }
-        while connection.pendingOutput > 0 {
-            let result: FD.IOResult
-            do throws(Errno) {
-                result = try FD.send(connection.fd, UnsafeRawBufferPointer(rebasing: connection.output.bytes[connection.outputOffset...]))
-            } catch {
-                log.debug("client \(connection.slot): send: \(error)")
+        var tookSome = false
+        while true {
+            while connection.pendingOutput > 0 {
+                let result: FD.IOResult
+                do throws(Errno) {
+                    result = try FD.send(connection.fd, UnsafeRawBufferPointer(rebasing: connection.output.bytes[connection.outputOffset...]))
+                } catch {
+                    log.debug("client \(connection.slot): send: \(error)")
+                    close(connection)
+                    return
+                }
+                guard case .transferred(let n) = result, n > 0 else { break }
+                connection.outputOffset += n
+                tookSome = true
+            }
+            // Lines read while the replies were over the limit: answered now that they drained
+            // (each round either sends something or stops, so this ends).
+            guard connection.holdsLines && !connection.outputFull else { break }
+            answerLines(connection)
+        }
+        if connection.pendingOutput == 0 {
+            connection.stalledSince = 0
+            if connection.outputOffset > 0 {
+                connection.output.removeAll(shrinkingAbove: 1 << 18)
+                connection.outputOffset = 0
+            }
+            if !connection.awaitingReload && !connection.holdsLines && connection.input != .reading {
                 close(connection)
                 return
             }
-            guard case .transferred(let n) = result else { break }
-            connection.outputOffset += n
-        }
-        if connection.pendingOutput == 0 && connection.outputOffset > 0 {
-            connection.output.removeAll(shrinkingAbove: 1 << 18)
-            connection.outputOffset = 0
-        }
-        if connection.pendingOutput == 0 && !connection.awaitingReload && connection.input != .reading {
-            close(connection)
-            return
+        } else {
+            if tookSome || connection.stalledSince == 0 { waitingSince(Clock.monotonicNanos(), connection) }
+            // A client that reads as fast as we answer may never let the output empty: drop what
+            // was sent once it is at least as much as what waits (each byte moves at most once).
+            if connection.outputOffset >= 1 << 16 && connection.outputOffset >= connection.pendingOutput {
+                connection.output.removeFirst(connection.outputOffset)
+                connection.outputOffset = 0
+            }
         }
         updateInterest(connection)
+    }
+
+    /// Notes that `connection`'s replies wait since `now` with none taken, and makes sure the
+    /// stall check runs by the time its limit passes (an earlier check only reschedules).
+    private func waitingSince(_ now: UInt64, _ connection: Connection) {
+        connection.stalledSince = now
+        if loop.dueTime(.clientStall) == nil { loop.schedule(.clientStall, at: now + Connection.stallLimitNanos) }
+    }
+
+    /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
+    /// (contract: only such a client is closed), and schedules the next check.
+    private func closeStalledClients() {
+        let now = Clock.monotonicNanos()
+        var next = UInt64.max
+        for case let connection? in connections where connection.stalledSince != 0 {
+            let due = connection.stalledSince + Connection.stallLimitNanos
+            if due <= now {
+                log.warning(
+                    "client \(connection.slot) took none of its replies for \(Connection.stallLimitNanos / 1_000_000_000) s (\(connection.pendingOutput) bytes waiting); closed")
+                close(connection)
+            } else {
+                next = min(next, due)
+            }
+        }
+        if next != .max { loop.schedule(.clientStall, at: next) }
     }
 
     /// Watches for readable while we still read, writable only while replies wait.
     private func updateInterest(_ connection: Connection) {
         var wanted: EpollEvents = []
-        if connection.input == .reading { wanted.insert(.readable) }
+        if connection.wantsRequests { wanted.insert(.readable) }
         if connection.pendingOutput > 0 { wanted.insert(.writable) }
         guard wanted != connection.registered else { return }
         do throws(Errno) {
@@ -319,8 +378,9 @@ final class SocketServer: LoopHandler {
 
     // MARK: - Stopping
 
-    /// Reads what each client already sent (the kernel holds it: it counts as received),
-    /// answers it, and stops reading.
+    /// Reads what each client already sent (the kernel holds it: it counts as received; up to
+    /// 1 MiB, even from a client paused by flow control), answers it as its replies drain, and
+    /// stops reading.
     func drainAll() {
         for connection in all {
             if connection.input == .reading { read(connection, untilDrained: true) }
@@ -330,8 +390,10 @@ final class SocketServer: LoopHandler {
         }
     }
 
-    /// Whether any client still has replies to take or a reload to wait for.
-    var anyBusy: Bool { connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload } ?? false } }
+    /// Whether any client still has replies to take, lines to be answered or a reload to wait for.
+    var anyBusy: Bool {
+        connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload || $0.holdsLines } ?? false }
+    }
 
     func closeAll() { for connection in all { close(connection) } }
 }

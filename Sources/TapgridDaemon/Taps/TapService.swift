@@ -18,8 +18,12 @@ final class TapService: LineHandler {
     var clientCount: () -> Int = { 0 }
     private let daemonUID: UInt32
     private let startNanos = Clock.monotonicNanos()
-    /// A `log` handler's line, built here (allocated once).
-    private let logLine = ByteBuffer(capacity: 1024)
+    /// Where the replies of this batch's staged taps end in `batchOutput` (one per record the
+    /// event log has staged, in order): if the batch's write fails, these replies get
+    /// `"logged": false` before anything of them is sent. Unchecked for the same reason as `engine`.
+    @exclusivity(unchecked) private var stagedReplyEnds: [Int] = []
+    /// The output those replies are in (a batch is one connection's lines).
+    private var batchOutput: ByteBuffer?
     /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
     var requestReload: (Connection) -> Void = { _ in }
 
@@ -47,12 +51,6 @@ final class TapService: LineHandler {
             break
         }
         if blank { return }
-        if connection.pendingOutput > Connection.maxPendingOutput {
-            // It keeps sending but does not read its replies: drop it rather than buffer forever.
-            log.warning("client \(connection.slot) does not read its replies (over 1 MiB queued); dropped")
-            connection.input = .dropped
-            return
-        }
         // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
         var request = Request()
         let out = connection.output
@@ -137,14 +135,26 @@ final class TapService: LineHandler {
         // Looked up once for both the record and the reply.
         let hit = decision.target.map { active.hit(layout: layout, grid: $0.grid, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
-        // The record goes out before the reply is queued: a client never sees a reply for a tap
-        // the log does not have (unless the reply says "logged": false).
+        // The record is staged and the reply queued; `endBatch` writes the batch's records before
+        // the socket server sends any of its replies, and marks the replies of records that did
+        // not reach the file: a client never sees a reply for a tap the log does not have (unless
+        // the reply says "logged": false).
         var logged = true
+        var staged = false
         if !checkOnly && eventLog.isEnabled {
-            TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
-            logged = eventLog.commit()
+            if eventLog.isUnwritable {
+                logged = false
+            } else {
+                TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
+                eventLog.stage()
+                staged = true
+            }
         }
         ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: logged, into: out)
+        if staged {
+            if stagedReplyEnds.isEmpty { batchOutput = out }
+            stagedReplyEnds.append(out.count)
+        }
         if log.verbose {
             log.debug("tap seq=\(decision.seq) layout=\(active.layouts[layout].name) x=\(x) y=\(y) outcome=\(decision.outcome)")
         }
@@ -197,12 +207,44 @@ final class TapService: LineHandler {
             journalLogRecord(decision, tail: tail)
             return
         }
-        logLine.removeAll()
-        log.appendPrefix(.info, to: logLine)
-        logLine.append("tap seq=")
-        logLine.append(uint: decision.seq)
-        logLine.append(tail)
-        log.writeLine(logLine)
+        // Held, and written with the batch's other lines by `endBatch`.
+        let line = log.beginHeldLine(.info)
+        line.append("tap seq=")
+        line.append(uint: decision.seq)
+        line.append(tail)
+    }
+
+    // MARK: - The end of a batch
+
+    /// Writes the staged event-log records of the lines answered since the last call with one
+    /// `write(2)`, then the held `log` lines with one more. The socket server calls it after
+    /// each read batch and before it sends that batch's replies, which is what keeps the
+    /// log-before-reply promise at one `write` per batch instead of per tap.
+    func endBatch() {
+        if eventLog.stagedCount > 0 {
+            let staged = eventLog.stagedCount
+            let written = eventLog.writeStaged()
+            if written < staged, let out = batchOutput { markNotLogged(stagedReplyEnds[written...], in: out) }
+            stagedReplyEnds.removeAll(keepingCapacity: true)
+            batchOutput = nil
+        }
+        log.writeHeld()
+    }
+
+    /// Adds `,"logged":false` to the replies that end at `ends` in `out` (none of them sent
+    /// yet): the batch's write failed for their records. Rebuilds the output once; only a
+    /// failing event log pays for it.
+    private func markNotLogged(_ ends: ArraySlice<Int>, in out: ByteBuffer) {
+        let old = Array(out.bytes)
+        out.removeAll()
+        var from = 0
+        for end in ends {
+            let close = end - 2  // each reply ends in `}\n`
+            old[from..<close].withUnsafeBytes { out.append($0) }
+            out.append(#","logged":false"#)
+            from = close
+        }
+        old[from...].withUnsafeBytes { out.append($0) }
     }
 
     private func journalLogRecord(_ decision: TapDecision, tail: [UInt8]) {
@@ -225,6 +267,7 @@ final class TapService: LineHandler {
 
     /// A finished child: its event-log record and a log line.
     func childExited(_ exit: ChildExit) {
+        endBatch()  // nothing is staged between batches; should a tap be, it goes out first
         if eventLog.isEnabled {
             ChildExitRecord.write(
                 seq: exit.seq, status: exit.status, signal: exit.signal, timedOut: exit.timedOut,

@@ -274,28 +274,34 @@ extension EndToEnd {
         #expect(try daemon.eventLogLineCount() == total + 2)
     }
 
-    /// A batch's records are written together before its replies go out; when that write fails
-    /// part way (the file size limit, RLIMIT_FSIZE, with SIGXFSZ ignored), the replies of exactly
-    /// the records that did not reach the file say `"logged": false`, and every other reply's
-    /// record is in the log.
+    /// The records of every connection served in one loop wakeup are written together before
+    /// any of their replies go out; when that write fails part way (the file size limit,
+    /// RLIMIT_FSIZE, with SIGXFSZ ignored), the replies of exactly the records that did not reach
+    /// the file say `"logged": false`, on every connection, and every other reply's record is in
+    /// the log.
     @Test func partlyWrittenBatchMarksExactlyTheLostRecords() throws {
         // `ulimit -f` counts 512-byte blocks in sh: 32 KiB, room for about 130 records.
         let daemon = try DaemonProcess(shellPrefix: "trap '' XFSZ; ulimit -f 64")
-        let c = try daemon.connect()
-        let total = 2000
-        var lines = ""
-        for i in 0..<total { lines += "{\"x\":350,\"y\":50,\"id\":\(i)}\n" }
-        #expect(c.send(lines))
+        let clients = try (0..<4).map { _ in try daemon.connect() }
+        let each = 500
+        for (k, c) in clients.enumerated() {
+            var lines = ""
+            for i in 0..<each { lines += "{\"x\":350,\"y\":50,\"id\":\(k * each + i)}\n" }
+            let payload = lines
+            Thread { c.send(payload) }.start()
+        }
         var loggedSeqs: Set<Int> = []
         var notLoggedSeqs: Set<Int> = []
-        for i in 0..<total {
-            let reply = try parseObject(try #require(c.readLine()))
-            #expect(reply.int("id") == i)
-            let seq = try #require(reply.int("seq"))
-            switch reply["logged"] {
-            case nil: loggedSeqs.insert(seq)
-            case let flag as Bool where flag == false: notLoggedSeqs.insert(seq)
-            default: Issue.record("unexpected logged: \(reply)")
+        for (k, c) in clients.enumerated() {
+            for i in 0..<each {
+                let reply = try parseObject(try #require(c.readLine()))
+                #expect(reply.int("id") == k * each + i)
+                let seq = try #require(reply.int("seq"))
+                switch reply["logged"] {
+                case nil: loggedSeqs.insert(seq)
+                case let flag as Bool where flag == false: notLoggedSeqs.insert(seq)
+                default: Issue.record("unexpected logged: \(reply)")
+                }
             }
         }
         // Whole records only: a record cut short at the limit counts as lost.
@@ -305,7 +311,7 @@ extension EndToEnd {
         #expect(!loggedSeqs.isEmpty && !notLoggedSeqs.isEmpty)
         #expect(loggedSeqs == inLog)
         #expect(notLoggedSeqs.isDisjoint(with: inLog))
-        #expect(loggedSeqs.count + notLoggedSeqs.count == total)
+        #expect(loggedSeqs.count + notLoggedSeqs.count == clients.count * each)
         #expect(daemon.stderr.contains("tapgridd: error: event log: cannot write \(daemon.eventLogPath): File too large (errno 27)"))
     }
 

@@ -50,6 +50,10 @@ final class EventLoop {
     private var armed: UInt64 = .max
     /// Called after every batch of events and deadlines (while shutting down: progress checks).
     var afterBatch: (() -> Void)?
+    /// Called after every batch of events and deadlines, before `afterBatch`: work an owner
+    /// gathers over one wakeup and does once (the socket server's replies of all its
+    /// connections, after one event-log write).
+    private var wakeupEnds: [() -> Void] = []
 
     init() throws(Errno) {
         epoll = try Epoll(maxEvents: 64)
@@ -64,6 +68,9 @@ final class EventLoop {
 
     /// Sets who receives the events of `owner`'s descriptors.
     func setHandler(_ handler: LoopHandler, for owner: LoopOwner) { handlers[Int(owner.rawValue)] = handler }
+
+    /// Adds what runs once at the end of each wakeup, after its events and deadlines.
+    func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
 
     /// Sets what runs when `deadline` passes.
     func onDeadline(_ deadline: Deadline, _ action: @escaping () -> Void) { deadlineActions[deadline.rawValue] = action }
@@ -107,6 +114,7 @@ final class EventLoop {
                 }
             }
             fireDue()
+            for action in wakeupEnds { action() }
             afterBatch?()
         }
     }

@@ -5,15 +5,17 @@ import TapgridSystem
 /// (the fields are `TapRecord`'s and `ChildExitRecord`'s to write).
 ///
 /// Records are built back to back in one reusable buffer and written with a single `write(2)`
-/// on an `O_APPEND` descriptor: a tap's record is *staged* while its request is answered, and the
-/// socket server has the staged records of a whole read batch written (`writeStaged`) before it
-/// sends any reply of that batch, so a pipelining client costs one `write(2)` per batch, not per
-/// tap, and still never sees a reply whose record is not in the file. A record is never split by
-/// a concurrent rotation (one `write` on `O_APPEND`) and costs no allocation once the buffer has
-/// grown. A failed write does not stop the daemon: the error is remembered (shown by `status`,
-/// reported once on stderr), the replies of the records that did not reach the file say
-/// `"logged": false`, and the next write tries again (re-opening the file at most once a second
-/// if it is not open).
+/// on an `O_APPEND` descriptor: a tap's record is *staged* together with where its reply ends in
+/// the connection's output, and the socket server has every staged record written
+/// (`writeStaged`) before it sends any reply, once per loop wakeup. So a pipelining client, or
+/// several clients served in one wakeup, cost one `write(2)` for all their taps, and a client
+/// still never sees a reply whose record is not in the file: when the write fails, or the kernel
+/// takes only part of it, the replies of exactly the records that did not reach the file get
+/// `"logged": false` before anything of them is sent. A record is never split by a concurrent
+/// rotation (one `write` on `O_APPEND`) and costs no allocation once the buffers have grown. A
+/// failed write does not stop the daemon: the error is remembered (shown by `status`, reported
+/// once on stderr) and the next write tries again (re-opening the file at most once a second if
+/// it is not open).
 final class EventLog {
     /// Where records go; nil when the log is off (`"eventLog": false`).
     private(set) var path: String?
@@ -27,10 +29,16 @@ final class EventLog {
     /// Staged records, back to back, kept between batches: `begin` starts the next record at its
     /// end, the caller appends the record's fields, `stage` keeps it, `writeStaged` writes them all.
     private let batch = ByteBuffer(capacity: 1 << 16)
-    /// Where each staged record ends in `batch` (a partial write tells which records made it).
-    private var ends: [Int] = []
-    /// Where the record being built starts in `batch`.
-    private var recordStart = 0
+    /// Per staged record: where it ends in `batch` (a partial write tells which records made it)
+    /// and where its reply ends in its output (-1: no reply). Unchecked: loop-owned, never
+    /// accessed re-entrantly (a checked access costs a runtime call per tap).
+    @exclusivity(unchecked) private var ends: [Int] = []
+    @exclusivity(unchecked) private var replyEnds: [Int] = []
+    /// The outputs the staged replies are in: each from the index of the first record whose reply
+    /// it holds (one per connection served in the batch).
+    @exclusivity(unchecked) private var outputs: [(output: ByteBuffer, from: Int)] = []
+    /// The last of `outputs`, compared per tap without touching the array.
+    private var lastOutput: ObjectIdentifier?
     private let head: EventRecordHead
 
     init(runID: String, log: LogSink) {
@@ -63,6 +71,7 @@ final class EventLog {
     /// Switches to `newPath` (or off), opening it now. Called at start and after a reload.
     func configure(path newPath: String?) {
         if newPath == path && (fd >= 0 || newPath == nil) { return }
+        writeStaged()  // records of taps decided before the switch go to the file they were meant for
         closeFile()
         path = newPath
         ok = true
@@ -73,13 +82,15 @@ final class EventLog {
     /// Closes and re-opens the same path (SIGUSR1, after a log rotator moved the file away).
     func reopen() {
         guard let path else { return }
+        writeStaged()
         closeFile()
         openFile()
         if ok { log.info("event log reopened: \(path)") }
     }
 
-    /// Closes the file at shutdown, after syncing what was written.
+    /// Closes the file at shutdown, after writing what is staged and syncing.
     func close() {
+        writeStaged()
         if fd >= 0 { FD.syncData(fd) }
         closeFile()
     }
@@ -112,15 +123,22 @@ final class EventLog {
     /// Starts a record with its time and run id after the staged ones; the caller appends the
     /// rest (ending in `}\n`) to the buffer returned, then calls `stage` or `commit`.
     func begin() -> ByteBuffer {
-        recordStart = batch.count
         let now = Clock.realtime()
         head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
         return batch
     }
 
-    /// Keeps the record begun by `begin` for the next `writeStaged`.
+    /// Keeps the record begun by `begin` for the next `writeStaged`, with where its tap's reply
+    /// ends in `output` (it must end in `}\n`, and stay unsent until then).
     @inline(__always)
-    func stage() { ends.append(batch.count) }
+    func stage(replyEnd: Int, in output: ByteBuffer) {
+        if ObjectIdentifier(output) != lastOutput {
+            outputs.append((output, ends.count))
+            lastOutput = ObjectIdentifier(output)
+        }
+        ends.append(batch.count)
+        replyEnds.append(replyEnd)
+    }
 
     /// How many records are staged and not written yet.
     var stagedCount: Int { ends.count }
@@ -132,26 +150,37 @@ final class EventLog {
         path != nil && fd < 0 && Clock.monotonicNanos() &- lastOpenAttemptNanos < 1_000_000_000
     }
 
-    /// Writes the record begun by `begin`, with any staged before it, now.
+    /// Writes the record begun by `begin` now, with any staged before it.
     /// - Returns: whether that record reached the file.
     func commit() -> Bool {
-        stage()
+        ends.append(batch.count)
+        replyEnds.append(-1)
         let count = ends.count
         return writeStaged() == count
     }
 
-    /// Writes every staged record with one `write(2)` (more only if the kernel takes part of it)
-    /// and empties the batch.
+    /// Writes every staged record with one `write(2)` (more only if the kernel takes part of it),
+    /// marks the replies of those that did not reach the file `"logged": false`, and empties the
+    /// batch.
     /// - Returns: how many of the staged records, from the first, reached the file whole: all of
     ///   them unless the write failed (a record cut short by a failing write counts as lost).
     @discardableResult
     func writeStaged() -> Int {
         let count = ends.count
         guard count > 0 else { return 0 }
-        defer {
-            ends.removeAll(keepingCapacity: true)
-            batch.removeAll(shrinkingAbove: 1 << 20)
-        }
+        let written = writeBatch()
+        if written < count { markNotLogged(from: written) }
+        ends.removeAll(keepingCapacity: true)
+        replyEnds.removeAll(keepingCapacity: true)
+        outputs.removeAll(keepingCapacity: true)
+        lastOutput = nil
+        batch.removeAll(shrinkingAbove: 1 << 20)
+        return written
+    }
+
+    /// The `write(2)` of `writeStaged`: how many staged records reached the file whole.
+    private func writeBatch() -> Int {
+        let count = ends.count
         guard let path else { return count }
         if fd < 0 {
             guard Clock.monotonicNanos() &- lastOpenAttemptNanos >= 1_000_000_000 else { return 0 }
@@ -181,5 +210,27 @@ final class EventLog {
             log.info("event log writable again: \(path)")
         }
         return count
+    }
+
+    /// Adds `,"logged":false` to the replies of the staged records from `first` on (none of them
+    /// sent yet: the socket server writes the records before it sends). Rebuilds each output
+    /// concerned once; only a failing event log pays for it.
+    private func markNotLogged(from first: Int) {
+        for (k, segment) in outputs.enumerated() {
+            let end = k + 1 < outputs.count ? outputs[k + 1].from : ends.count
+            let replies = replyEnds[max(segment.from, first)..<end].filter { $0 >= 0 }
+            guard !replies.isEmpty else { continue }
+            let out = segment.output
+            let old = Array(out.bytes)
+            out.removeAll()
+            var from = 0
+            for replyEnd in replies {
+                let close = replyEnd - 2  // the reply's `}` before its `\n`
+                old[from..<close].withUnsafeBytes { out.append($0) }
+                out.append(#","logged":false"#)
+                from = close
+            }
+            old[from...].withUnsafeBytes { out.append($0) }
+        }
     }
 }

@@ -60,6 +60,8 @@ final class Connection {
     /// Since when replies have waited without the kernel taking any (`Clock.monotonicNanos`);
     /// 0 while none wait. Past `stallLimitNanos` the connection is closed.
     var stalledSince: UInt64 = 0
+    /// Queued for the end of the wakeup's `sendReplies`.
+    var flushQueued = false
     var isClosed = false
 
     init(fd: CInt, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {

@@ -5,17 +5,21 @@ import TapgridSystem
 protocol LineHandler: AnyObject {
     /// Appends the line's reply to the connection's output (not sent yet).
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
-    /// The lines of one batch are answered and their replies are about to be sent: write what
-    /// must reach its file first (the event-log records of the batch's taps).
-    func endBatch()
+    /// Replies are about to be sent: write what must reach its file first (the event-log records
+    /// of the taps answered so far). Cheap when there is nothing.
+    func writeRecords()
+    /// The wakeup's replies are sent: write what was held back to follow them (log lines).
+    func writeDeferred()
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
 /// connection's reading, framing, reply flushing, flow control and closing. Each complete request
-/// line goes to the `LineHandler`, which appends its reply to the connection's output; after each
-/// read batch the handler's `endBatch` writes the batch's event-log records, then the replies go
-/// out. A client whose unsent replies pass `Connection.maxPendingOutput` is not read until they
-/// drain, and one that takes none of them for `Connection.stallLimitNanos` is closed.
+/// line goes to the `LineHandler`, which appends its reply to the connection's output. Replies go
+/// out at the end of the loop's wakeup, after the handler's `writeRecords` wrote the event-log
+/// records of every connection served in it with one `write(2)` (a record always reaches the log
+/// before its reply is sent); the `log` handlers' lines follow with `writeDeferred`. A client
+/// whose unsent replies pass `Connection.maxPendingOutput` is not read until they drain, and one
+/// that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
     private let loop: EventLoop
     private let log: LogSink
@@ -38,6 +42,8 @@ final class SocketServer: LoopHandler {
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
     private let scratch = ByteBuffer(capacity: 256)
+    /// Connections served in this wakeup whose replies go out at its end (`sendReplies`).
+    private var toFlush: [Connection] = []
 
     /// What decides whether a peer may connect.
     struct Admission {
@@ -69,6 +75,7 @@ final class SocketServer: LoopHandler {
         loop.setHandler(self, for: .server)
         loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
         loop.onDeadline(.clientStall) { [unowned self] in closeStalledClients() }
+        loop.onWakeupEnd { [unowned self] in sendReplies() }
         try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
     }
 
@@ -88,7 +95,23 @@ final class SocketServer: LoopHandler {
         if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.wantsRequests {
             read(connection)
         }
-        flush(connection)
+        if !connection.flushQueued {
+            connection.flushQueued = true
+            toFlush.append(connection)
+        }
+    }
+
+    /// At the end of a wakeup: the event-log records of every connection served, with one write
+    /// (the first `flush` has them written), then each connection's replies, then the held log
+    /// lines. Several clients served in one wakeup share those writes.
+    private func sendReplies() {
+        guard !toFlush.isEmpty else { return }
+        for connection in toFlush {
+            connection.flushQueued = false
+            flush(connection)
+        }
+        toFlush.removeAll(keepingCapacity: true)
+        lineHandler.writeDeferred()
     }
 
     /// Every open connection.
@@ -218,12 +241,10 @@ final class SocketServer: LoopHandler {
         answerLines(connection)
     }
 
-    /// Answers the complete lines in order, then has the batch's records written (`endBatch`).
-    /// Stops while a reload of this client runs, and once more than `maxPendingOutput` of
-    /// replies wait: the rest stay in the framer (`holdsLines`), answered by `flush` as the
-    /// output drains.
+    /// Answers the complete lines in order (replies are queued; `flush` sends them). Stops while
+    /// a reload of this client runs, and once more than `maxPendingOutput` of replies wait: the
+    /// rest stay in the framer (`holdsLines`), answered by `flush` as the output drains.
     func answerLines(_ connection: Connection) {
-        defer { lineHandler.endBatch() }
         guard connection.input != .refused && connection.input != .dropped else {
             connection.framer.removeAll()
             return
@@ -276,6 +297,8 @@ final class SocketServer: LoopHandler {
         }
         var tookSome = false
         while true {
+            // Every record staged so far reaches the event log before any reply is sent.
+            lineHandler.writeRecords()
             while connection.pendingOutput > 0 {
                 let result: FD.IOResult
                 do throws(Errno) {

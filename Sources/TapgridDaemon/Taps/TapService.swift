@@ -18,12 +18,6 @@ final class TapService: LineHandler {
     var clientCount: () -> Int = { 0 }
     private let daemonUID: UInt32
     private let startNanos = Clock.monotonicNanos()
-    /// Where the replies of this batch's staged taps end in `batchOutput` (one per record the
-    /// event log has staged, in order): if the batch's write fails, these replies get
-    /// `"logged": false` before anything of them is sent. Unchecked for the same reason as `engine`.
-    @exclusivity(unchecked) private var stagedReplyEnds: [Int] = []
-    /// The output those replies are in (a batch is one connection's lines).
-    private var batchOutput: ByteBuffer?
     /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
     var requestReload: (Connection) -> Void = { _ in }
 
@@ -135,25 +129,20 @@ final class TapService: LineHandler {
         // Looked up once for both the record and the reply.
         let hit = decision.target.map { active.hit(layout: layout, grid: $0.grid, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
-        // The record is staged and the reply queued; `endBatch` writes the batch's records before
-        // the socket server sends any of its replies, and marks the replies of records that did
-        // not reach the file: a client never sees a reply for a tap the log does not have (unless
-        // the reply says "logged": false).
-        var logged = true
-        var staged = false
+        // The record is staged with its reply; the socket server has the staged records written
+        // (`writeRecords`) before it sends any reply, and the event log marks the replies of
+        // records that did not reach the file: a client never sees a reply for a tap the log
+        // does not have (unless the reply says "logged": false).
         if !checkOnly && eventLog.isEnabled {
             if eventLog.isUnwritable {
-                logged = false
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: false, into: out)
             } else {
                 TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
-                eventLog.stage()
-                staged = true
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
+                eventLog.stage(replyEnd: out.count, in: out)
             }
-        }
-        ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: logged, into: out)
-        if staged {
-            if stagedReplyEnds.isEmpty { batchOutput = out }
-            stagedReplyEnds.append(out.count)
+        } else {
+            ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
         }
         if log.verbose {
             log.debug("tap seq=\(decision.seq) layout=\(active.layouts[layout].name) x=\(x) y=\(y) outcome=\(decision.outcome)")
@@ -207,45 +196,25 @@ final class TapService: LineHandler {
             journalLogRecord(decision, tail: tail)
             return
         }
-        // Held, and written with the batch's other lines by `endBatch`.
+        // Held, and written with the wakeup's other lines by `writeDeferred`.
         let line = log.beginHeldLine(.info)
         line.append("tap seq=")
         line.append(uint: decision.seq)
         line.append(tail)
     }
 
-    // MARK: - The end of a batch
+    // MARK: - Around sending
 
-    /// Writes the staged event-log records of the lines answered since the last call with one
-    /// `write(2)`, then the held `log` lines with one more. The socket server calls it after
-    /// each read batch and before it sends that batch's replies, which is what keeps the
-    /// log-before-reply promise at one `write` per batch instead of per tap.
-    func endBatch() {
-        if eventLog.stagedCount > 0 {
-            let staged = eventLog.stagedCount
-            let written = eventLog.writeStaged()
-            if written < staged, let out = batchOutput { markNotLogged(stagedReplyEnds[written...], in: out) }
-            stagedReplyEnds.removeAll(keepingCapacity: true)
-            batchOutput = nil
-        }
-        log.writeHeld()
+    /// Writes the staged event-log records (all taps answered since the last call, from every
+    /// connection) with one `write(2)`. The socket server calls it before it sends any reply,
+    /// which keeps the log-before-reply promise at one `write` per loop wakeup instead of per tap.
+    func writeRecords() {
+        if eventLog.stagedCount > 0 { eventLog.writeStaged() }
     }
 
-    /// Adds `,"logged":false` to the replies that end at `ends` in `out` (none of them sent
-    /// yet): the batch's write failed for their records. Rebuilds the output once; only a
-    /// failing event log pays for it.
-    private func markNotLogged(_ ends: ArraySlice<Int>, in out: ByteBuffer) {
-        let old = Array(out.bytes)
-        out.removeAll()
-        var from = 0
-        for end in ends {
-            let close = end - 2  // each reply ends in `}\n`
-            old[from..<close].withUnsafeBytes { out.append($0) }
-            out.append(#","logged":false"#)
-            from = close
-        }
-        old[from...].withUnsafeBytes { out.append($0) }
-    }
+    /// Writes the `log` handlers' lines held since the last call with one `write(2)`; the socket
+    /// server calls it once the wakeup's replies are sent, so they do not wait for it.
+    func writeDeferred() { log.writeHeld() }
 
     private func journalLogRecord(_ decision: TapDecision, tail: [UInt8]) {
         let active = engine.active
@@ -267,7 +236,6 @@ final class TapService: LineHandler {
 
     /// A finished child: its event-log record and a log line.
     func childExited(_ exit: ChildExit) {
-        endBatch()  // nothing is staged between batches; should a tap be, it goes out first
         if eventLog.isEnabled {
             ChildExitRecord.write(
                 seq: exit.seq, status: exit.status, signal: exit.signal, timedOut: exit.timedOut,

@@ -17,6 +17,8 @@ enum Deadline: Int, CaseIterable {
     case acceptBackoff
     /// Clients that took none of their waiting replies for 30 s are closed (`SocketServer`).
     case clientStall
+    /// Free heap pages go back to the kernel after a burst of replies (`SocketServer`).
+    case memoryTrim
     /// Children's timeouts, kill graces and output lingers.
     case children
     /// The shutdown phase's next check.

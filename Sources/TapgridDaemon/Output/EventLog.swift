@@ -138,7 +138,14 @@ final class EventLog {
         }
         ends.append(batch.count)
         replyEnds.append(replyEnd)
+        // A wakeup of heavy pipelining stages thousands: written in pieces, the buffer stays small
+        // (memory does not grow with the load) and a `write` still carries about 1,000 records.
+        if batch.count >= Self.batchLimit { writeStaged() }
     }
+
+    /// Staged bytes past which `stage` writes them at once (before any of their replies is sent,
+    /// like every write).
+    static let batchLimit = 1 << 18
 
     /// How many records are staged and not written yet.
     var stagedCount: Int { ends.count }
@@ -174,7 +181,7 @@ final class EventLog {
         replyEnds.removeAll(keepingCapacity: true)
         outputs.removeAll(keepingCapacity: true)
         lastOutput = nil
-        batch.removeAll(shrinkingAbove: 1 << 20)
+        batch.removeAll(shrinkingAbove: Self.batchLimit * 2)
         return written
     }
 

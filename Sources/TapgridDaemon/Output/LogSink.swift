@@ -113,6 +113,7 @@ final class LogSink {
     /// Starts a stderr line that is held until `writeHeld` (no `String` per tap): appends the
     /// prefix for `level` and returns the buffer, to which the caller appends the text and `\n`.
     func beginHeldLine(_ level: Level) -> ByteBuffer {
+        if held.count >= 1 << 16 { writeHeld() }  // keeps the buffer small under heavy pipelining
         appendPrefix(level, to: held)
         return held
     }
@@ -121,6 +122,6 @@ final class LogSink {
     func writeHeld() {
         guard !held.isEmpty else { return }
         Stderr.write(held.bytes)
-        held.removeAll(shrinkingAbove: 1 << 20)
+        held.removeAll(shrinkingAbove: 1 << 18)
     }
 }

@@ -62,6 +62,9 @@ final class Connection {
     var stalledSince: UInt64 = 0
     /// Queued for the end of the wakeup's `sendReplies`.
     var flushQueued = false
+    /// Its output went past `SocketServer.largeOutput` since it last drained: once it drains or
+    /// closes, the heap is trimmed.
+    var heldLargeOutput = false
     var isClosed = false
 
     init(fd: CInt, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {

@@ -44,6 +44,10 @@ final class SocketServer: LoopHandler {
     private let scratch = ByteBuffer(capacity: 256)
     /// Connections served in this wakeup whose replies go out at its end (`sendReplies`).
     private var toFlush: [Connection] = []
+    /// Output past which a drained or closed connection has the heap trimmed.
+    static let largeOutput = 1 << 18
+    /// When the heap was last trimmed (`Clock.monotonicNanos`).
+    private var lastTrimNanos: UInt64 = 0
 
     /// What decides whether a peer may connect.
     struct Admission {
@@ -76,6 +80,7 @@ final class SocketServer: LoopHandler {
         loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
         loop.onDeadline(.clientStall) { [unowned self] in closeStalledClients() }
         loop.onWakeupEnd { [unowned self] in sendReplies() }
+        loop.onDeadline(.memoryTrim) { [unowned self] in trimMemory() }
         try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
     }
 
@@ -317,8 +322,13 @@ final class SocketServer: LoopHandler {
             guard connection.holdsLines && !connection.outputFull else { break }
             answerLines(connection)
         }
+        if connection.output.count > Self.largeOutput { connection.heldLargeOutput = true }
         if connection.pendingOutput == 0 {
             connection.stalledSince = 0
+            if connection.heldLargeOutput {
+                connection.heldLargeOutput = false
+                trimMemorySoon()
+            }
             if connection.outputOffset > 0 {
                 connection.output.removeAll(shrinkingAbove: 1 << 18)
                 connection.outputOffset = 0
@@ -337,6 +347,20 @@ final class SocketServer: LoopHandler {
             }
         }
         updateInterest(connection)
+    }
+
+    /// After a burst: a client's megabyte of replies (and the batches that made it) were freed,
+    /// but glibc keeps the pages of freed blocks inside the heap, so the daemon's resident size
+    /// would stay at the burst's high-water mark. Trims the heap now, or a second after the last
+    /// trim (a client that pipelines without pause drains many times a second).
+    private func trimMemorySoon() {
+        guard loop.dueTime(.memoryTrim) == nil else { return }
+        loop.schedule(.memoryTrim, at: max(Clock.monotonicNanos(), lastTrimNanos + 1_000_000_000))
+    }
+
+    private func trimMemory() {
+        lastTrimNanos = Clock.monotonicNanos()
+        Memory.returnFreePages()
     }
 
     /// Notes that `connection`'s replies wait since `now` with none taken, and makes sure the
@@ -389,6 +413,7 @@ final class SocketServer: LoopHandler {
 
     func close(_ connection: Connection) {
         guard !connection.isClosed, connections[connection.slot] === connection else { return }
+        if connection.heldLargeOutput { trimMemorySoon() }
         if connection.registered != nil { loop.unregister(connection.fd) }
         connection.registered = nil
         connection.isClosed = true

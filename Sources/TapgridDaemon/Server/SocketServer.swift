@@ -110,13 +110,14 @@ final class SocketServer: LoopHandler {
     /// (the first `flush` has them written), then each connection's replies, then the held log
     /// lines. Several clients served in one wakeup share those writes.
     private func sendReplies() {
-        guard !toFlush.isEmpty else { return }
-        for connection in toFlush {
-            connection.flushQueued = false
-            flush(connection)
+        if !toFlush.isEmpty {
+            for connection in toFlush {
+                connection.flushQueued = false
+                flush(connection)
+            }
+            toFlush.removeAll(keepingCapacity: true)
         }
-        toFlush.removeAll(keepingCapacity: true)
-        lineHandler.writeDeferred()
+        lineHandler.writeDeferred()  // also lines of taps answered outside `handle` (after a reload)
     }
 
     /// Every open connection.

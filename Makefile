@@ -22,7 +22,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 DOCDIR      = $(PREFIX)/share/doc/tapgrid
 CONFDIR     = /etc/tapgrid
 
-.PHONY: all build release deps test test-systemd test-install test-systemd-e2e run bench install uninstall clean check-example
+.PHONY: all build release deps test test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
 
 all: build
 
@@ -51,7 +51,7 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-systemd test-install test-systemd-e2e
+	$(MAKE) test-systemd test-install test-systemd-e2e bench-quick
 
 # The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
 test-systemd: build
@@ -77,15 +77,24 @@ run: build
 check-example: build
 	$(BIN)/tapgrid check examples/tapgrid.json
 
-# Engine figures (resolve, hit-test, config load, memory), then the daemon's tap path over its
-# socket against a C baseline server (needs a C compiler for the baseline).
-bench: DEB_PACKAGES += gcc
-bench: deps
+# tapgridd against a C epoll server (the machine's limit) and a Python asyncio server (what users
+# write), driven by the same C load clients: one table of medians of interleaved runs, with
+# callgrind's instructions per tap (Benchmarks/bench.py; a few minutes; gcc, valgrind).
+bench: DEB_PACKAGES += gcc valgrind
+bench: release
+	python3 Benchmarks/bench.py
+
+# The same in one short round (about 20 s), part of `make test`: every server answers every
+# shape, the three give the same answers, the table prints (figures too noisy to judge here).
+bench-quick: DEB_PACKAGES += gcc
+bench-quick: release
+	python3 Benchmarks/bench.py --quick
+
+# Engine figures: resolve throughput, hit-test latency against a naive scan, config load time,
+# memory per grid (Benchmarks/tapgrid-bench).
+bench-engine: deps
 	$(SWIFT) build -j $(JOBS) -c release --product tapgrid-bench
-	$(SWIFT) build -j $(JOBS) $(RELEASE_FLAGS) --product tapgridd
 	.build/release/tapgrid-bench
-	@echo
-	python3 Benchmarks/daemon-bench.py
 
 # Both programs, the units (their /usr/local paths rewritten to $(PREFIX)), the sysusers file,
 # the README, and the example config only where /etc/tapgrid/tapgrid.json does not exist yet.

@@ -75,19 +75,27 @@ def total(daemon, cwd, n, batch):
                 return int(line.split()[1])
     raise SystemExit("no callgrind totals")
 
-def main():
-    daemon = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/release/tapgridd"))
+def measure(daemon):
+    """Instructions per tap for each shape: {name: count}."""
+    results = {}
     for name, (config, batch) in SHAPES.items():
         with tempfile.TemporaryDirectory(prefix="tginstr") as tmp:
             with open(os.path.join(tmp, "tapgrid.json"), "w") as f:
                 json.dump(config, f)
             few = total(daemon, tmp, 1000, batch)
             many = total(daemon, tmp, 6000, batch)
-            print(f"  {name:<11} {(many - few) / 5000:8.0f} user-space instructions per tap (callgrind)")
+            results[name] = (many - few) / 5000
         try:
             os.unlink("/dev/shm/tapgrid-instructions.jsonl")
         except FileNotFoundError:
             pass
+    return results
+
+
+def main():
+    daemon = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/release/tapgridd"))
+    for name, count in measure(daemon).items():
+        print(f"  {name:<11} {count:8.0f} user-space instructions per tap (callgrind)")
 
 if __name__ == "__main__":
     main()

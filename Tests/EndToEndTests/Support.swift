@@ -111,10 +111,13 @@ final class DaemonProcess {
     /// More folders a test made for this daemon (scripts, what children write): removed with it.
     var alsoRemove: [String] = []
 
-    /// - Parameter socketName: the socket file the daemon is expected to listen on, in its folder.
+    /// - Parameters:
+    ///   - socketName: the socket file the daemon is expected to listen on, in its folder.
+    ///   - shellPrefix: shell commands run before the daemon is exec'ed from `/bin/sh` (limits,
+    ///     signal dispositions it inherits); nil runs it directly.
     init(
         config: String = standardConfig(), arguments: [String] = [], environment: [String: String] = [:],
-        socketName: String = "d.sock"
+        socketName: String = "d.sock", shellPrefix: String? = nil
     ) throws {
         dir = try makeTempDir()
         configPath = dir + "/tapgrid.json"
@@ -123,8 +126,14 @@ final class DaemonProcess {
         stderrPath = dir + "/stderr.txt"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: daemonBinary)
-        process.arguments = ["--config", configPath] + arguments.map { $0.replacingOccurrences(of: "$DIR", with: dir) }
+        let daemonArguments = ["--config", configPath] + arguments.map { $0.replacingOccurrences(of: "$DIR", with: dir) }
+        if let shellPrefix {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellPrefix + "; exec \"$0\" \"$@\"", daemonBinary] + daemonArguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: daemonBinary)
+            process.arguments = daemonArguments
+        }
         var env = ProcessInfo.processInfo.environment
         env["TAPGRID_SOCKET"] = nil
         env["TAPGRID_CONFIG"] = nil
@@ -169,6 +178,14 @@ final class DaemonProcess {
     func eventRecords() throws -> [[String: Any]] {
         let text = (try? String(contentsOfFile: eventLogPath, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { try parseObject(String($0)) }
+    }
+
+    /// The daemon's resident memory in KiB (`VmRSS` in /proc/PID/status), -1 if unreadable.
+    func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return -1 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
     }
 
     /// Open descriptors of the daemon (/proc/PID/fd).

@@ -168,8 +168,10 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
         #expect(result.code == 0)
         let arrivals = daemon.state.withLock { $0.arrivals }
         try #require(arrivals.count == 3)
-        #expect(arrivals[1] - arrivals[0] >= 0.29)
-        #expect(arrivals[2] - arrivals[0] >= 0.59)
+        // Due times count from the start; a first tap that arrives late (a loaded machine) only
+        // shortens the first gap as measured here, so the bound allows 50 ms of that.
+        #expect(arrivals[1] - arrivals[0] >= 0.25)
+        #expect(arrivals[2] - arrivals[0] >= 0.55)
         #expect(arrivals[2] - arrivals[0] < 1.2)  // what speed 1 would take
     }
 

@@ -31,6 +31,19 @@ import Testing
         #expect(lines(&framer) == ["b", "c"])
     }
 
+    /// A connection's output drops what was sent while the rest waits (flow control keeps a
+    /// slow reader's output from growing without end).
+    @Test func byteBufferDropsItsFirstBytes() {
+        let out = ByteBuffer(capacity: 16)
+        out.append("sent part|waiting part")
+        out.removeFirst(10)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "waiting part")
+        out.append(" and more")
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "waiting part and more")
+        out.removeFirst(out.count)
+        #expect(out.isEmpty)
+    }
+
     @Test func wholeTextLinesKeepATornLastLine() {
         let numbered = LineFramer.lines(of: Array("one\n\ntwo".utf8)).map { "\($0.number):" + String(decoding: $0.line, as: UTF8.self) }
         #expect(numbered == ["1:one", "2:", "3:two"])

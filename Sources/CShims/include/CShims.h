@@ -91,4 +91,8 @@ int64_t cshims_raise_nofile_limit(void);
 /// Fills `buf` with `len` random bytes from getrandom(2). Returns 0 or -1.
 int cshims_getrandom(void *buf, size_t len);
 
+// ---- memory (glibc malloc.h) ----
+/// malloc_trim(0): gives free heap pages back to the kernel. Returns 1 if memory was released.
+int cshims_malloc_trim(void);
+
 #endif

@@ -51,6 +51,15 @@ public final class ByteBuffer {
         }
     }
 
+    /// Drops the first `count` bytes, moving the rest to the front (a connection's output after a
+    /// partial send, when the sent part is worth reclaiming).
+    public func removeFirst(_ count: Int) {
+        precondition(count >= 0 && count <= state.pointee.count, "removeFirst beyond the end")
+        let rest = state.pointee.count - count
+        if rest > 0 { state.pointee.start.update(from: state.pointee.start + count, count: rest) }
+        state.pointee.count = rest
+    }
+
     /// Moves the end after `written` bytes were written at `tail(room:)`.
     @inlinable @inline(__always)
     func advance(_ written: Int) { state.pointee.count += written }

@@ -17,6 +17,10 @@ enum LoopOwner: UInt8, CaseIterable {
 enum Deadline: Int, CaseIterable {
     /// Accepting resumes after `EMFILE`.
     case acceptBackoff
+    /// Clients that took none of their waiting replies for 30 s are closed (`SocketServer`).
+    case clientStall
+    /// Free heap pages go back to the kernel after a burst of replies (`SocketServer`).
+    case memoryTrim
     /// Children's timeouts, kill graces and output lingers.
     case children
     /// The shutdown phase's next check.
@@ -52,6 +56,10 @@ final class EventLoop {
     private var armed: UInt64 = .max
     /// Called after every batch of events and deadlines (while shutting down: progress checks).
     var afterBatch: (() -> Void)?
+    /// Called after every batch of events and deadlines, before `afterBatch`: work an owner
+    /// gathers over one wakeup and does once (the socket server's replies of all its
+    /// connections, after one event-log write).
+    private var wakeupEnds: [() -> Void] = []
 
     init() throws(Errno) {
         epoll = try Epoll(maxEvents: 64)
@@ -66,6 +74,9 @@ final class EventLoop {
 
     /// Sets who receives the events of `owner`'s descriptors.
     func setHandler(_ handler: LoopHandler, for owner: LoopOwner) { handlers[Int(owner.rawValue)] = handler }
+
+    /// Adds what runs once at the end of each wakeup, after its events and deadlines.
+    func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
 
     /// Sets what runs when `deadline` passes.
     func onDeadline(_ deadline: Deadline, _ action: @escaping () -> Void) { deadlineActions[deadline.rawValue] = action }
@@ -109,6 +120,7 @@ final class EventLoop {
                 }
             }
             fireDue()
+            for action in wakeupEnds { action() }
             afterBatch?()
         }
     }

@@ -4,11 +4,18 @@ import TapgridSystem
 /// The JSON Lines event log as an append-only sink: one record per tap, one per finished child
 /// (the fields are `TapRecord`'s and `ChildExitRecord`'s to write).
 ///
-/// Each record is built in one reusable buffer and written with a single `write(2)` on an
-/// `O_APPEND` descriptor, so a record is never split by a concurrent rotation and costs no
-/// allocation once the buffer has grown. A failed write does not stop the daemon: the error is
-/// remembered (shown by `status`, reported once on stderr), the tap's reply says `"logged": false`,
-/// and the next record tries again (re-opening the file at most once a second if it is not open).
+/// Records are built back to back in one reusable buffer and written with a single `write(2)`
+/// on an `O_APPEND` descriptor: a tap's record is *staged* together with where its reply ends in
+/// the connection's output, and the socket server has every staged record written
+/// (`writeStaged`) before it sends any reply, once per loop wakeup. So a pipelining client, or
+/// several clients served in one wakeup, cost one `write(2)` for all their taps, and a client
+/// still never sees a reply whose record is not in the file: when the write fails, or the kernel
+/// takes only part of it, the replies of exactly the records that did not reach the file get
+/// `"logged": false` before anything of them is sent. A record is never split by a concurrent
+/// rotation (one `write` on `O_APPEND`) and costs no allocation once the buffers have grown. A
+/// failed write does not stop the daemon: the error is remembered (shown by `status`, reported
+/// once on stderr) and the next write tries again (re-opening the file at most once a second if
+/// it is not open).
 final class EventLog {
     /// Where records go; nil when the log is off (`"eventLog": false`).
     private(set) var path: String?
@@ -19,9 +26,19 @@ final class EventLog {
     private(set) var lastError: String?
     private var lastOpenAttemptNanos: UInt64 = 0
     private let log: LogSink
-    /// The record buffer, kept between records: `begin` hands it out, the caller appends the
-    /// record's fields, `commit` writes it.
-    private let record = ByteBuffer(capacity: 1024)
+    /// Staged records, back to back, kept between batches: `begin` starts the next record at its
+    /// end, the caller appends the record's fields, `stage` keeps it, `writeStaged` writes them all.
+    private let batch = ByteBuffer(capacity: 1 << 16)
+    /// Per staged record: where it ends in `batch` (a partial write tells which records made it)
+    /// and where its reply ends in its output (-1: no reply). Unchecked: loop-owned, never
+    /// accessed re-entrantly (a checked access costs a runtime call per tap).
+    @exclusivity(unchecked) private var ends: [Int] = []
+    @exclusivity(unchecked) private var replyEnds: [Int] = []
+    /// The outputs the staged replies are in: each from the index of the first record whose reply
+    /// it holds (one per connection served in the batch).
+    @exclusivity(unchecked) private var outputs: [(output: ByteBuffer, from: Int)] = []
+    /// The last of `outputs`, compared per tap without touching the array.
+    private var lastOutput: ObjectIdentifier?
     private let head: EventRecordHead
 
     init(runID: String, log: LogSink) {
@@ -54,6 +71,7 @@ final class EventLog {
     /// Switches to `newPath` (or off), opening it now. Called at start and after a reload.
     func configure(path newPath: String?) {
         if newPath == path && (fd >= 0 || newPath == nil) { return }
+        writeStaged()  // records of taps decided before the switch go to the file they were meant for
         closeFile()
         path = newPath
         ok = true
@@ -64,13 +82,15 @@ final class EventLog {
     /// Closes and re-opens the same path (SIGUSR1, after a log rotator moved the file away).
     func reopen() {
         guard let path else { return }
+        writeStaged()
         closeFile()
         openFile()
         if ok { log.info("event log reopened: \(path)") }
     }
 
-    /// Closes the file at shutdown, after syncing what was written.
+    /// Closes the file at shutdown, after writing what is staged and syncing.
     func close() {
+        writeStaged()
         if fd >= 0 { FD.syncData(fd) }
         closeFile()
     }
@@ -100,35 +120,124 @@ final class EventLog {
         lastError = message
     }
 
-    /// Starts a record with its time and run id; the caller appends the rest (ending in `}\n`)
-    /// to the buffer returned, then calls `commit`.
+    /// Starts a record with its time and run id after the staged ones; the caller appends the
+    /// rest (ending in `}\n`) to the buffer returned, then calls `stage` or `commit`.
     func begin() -> ByteBuffer {
-        record.removeAll()
         let now = Clock.realtime()
-        head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: record)
-        return record
+        head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
+        return batch
     }
 
-    /// Writes the record begun by `begin`.
-    /// - Returns: whether the whole record reached the file.
-    func commit() -> Bool {
-        guard let path else { return true }
-        if fd < 0 {
-            guard Clock.monotonicNanos() &- lastOpenAttemptNanos >= 1_000_000_000 else { return false }
-            openFile()
-            if fd < 0 { return false }
+    /// Keeps the record begun by `begin` for the next `writeStaged`, with where its tap's reply
+    /// ends in `output` (it must end in `}\n`, and stay unsent until then).
+    @inline(__always)
+    func stage(replyEnd: Int, in output: ByteBuffer) {
+        if ObjectIdentifier(output) != lastOutput {
+            outputs.append((output, ends.count))
+            lastOutput = ObjectIdentifier(output)
         }
-        do throws(Errno) {
-            try FD.writeAll(fd, record.bytes)
-        } catch {
-            fail("cannot write " + path + ": " + error.description)
-            return false
+        ends.append(batch.count)
+        replyEnds.append(replyEnd)
+        // A wakeup of heavy pipelining stages thousands: written in pieces, the buffer stays small
+        // (memory does not grow with the load) and a `write` still carries about 1,000 records.
+        if batch.count >= Self.batchLimit { writeStaged() }
+    }
+
+    /// Staged bytes past which `stage` writes them at once (before any of their replies is sent,
+    /// like every write).
+    static let batchLimit = 1 << 18
+
+    /// How many records are staged and not written yet.
+    var stagedCount: Int { ends.count }
+
+    /// Whether a record staged now would surely not reach the file: the file is not open and
+    /// the next attempt to re-open it is not due yet (so a caller can say `"logged": false` at
+    /// once instead of staging).
+    var isUnwritable: Bool {
+        path != nil && fd < 0 && Clock.monotonicNanos() &- lastOpenAttemptNanos < 1_000_000_000
+    }
+
+    /// Writes the record begun by `begin` now, with any staged before it.
+    /// - Returns: whether that record reached the file.
+    func commit() -> Bool {
+        ends.append(batch.count)
+        replyEnds.append(-1)
+        let count = ends.count
+        return writeStaged() == count
+    }
+
+    /// Writes every staged record with one `write(2)` (more only if the kernel takes part of it),
+    /// marks the replies of those that did not reach the file `"logged": false`, and empties the
+    /// batch.
+    /// - Returns: how many of the staged records, from the first, reached the file whole: all of
+    ///   them unless the write failed (a record cut short by a failing write counts as lost).
+    @discardableResult
+    func writeStaged() -> Int {
+        let count = ends.count
+        guard count > 0 else { return 0 }
+        let written = writeBatch()
+        if written < count { markNotLogged(from: written) }
+        ends.removeAll(keepingCapacity: true)
+        replyEnds.removeAll(keepingCapacity: true)
+        outputs.removeAll(keepingCapacity: true)
+        lastOutput = nil
+        batch.removeAll(shrinkingAbove: Self.batchLimit * 2)
+        return written
+    }
+
+    /// The `write(2)` of `writeStaged`: how many staged records reached the file whole.
+    private func writeBatch() -> Int {
+        let count = ends.count
+        guard let path else { return count }
+        if fd < 0 {
+            guard Clock.monotonicNanos() &- lastOpenAttemptNanos >= 1_000_000_000 else { return 0 }
+            openFile()
+            if fd < 0 { return 0 }
+        }
+        let bytes = batch.bytes
+        var written = 0
+        while written < bytes.count {
+            var failure: String?
+            do throws(Errno) {
+                let outcome = try FD.write(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]))
+                if case .transferred(let n) = outcome, n > 0 { written += n } else { failure = "the file takes no more bytes" }
+            } catch {
+                failure = error.description
+            }
+            if let failure {
+                fail("cannot write " + path + ": " + failure)
+                var whole = 0
+                while whole < count && ends[whole] <= written { whole += 1 }
+                return whole
+            }
         }
         if !ok {
             ok = true
             lastError = nil
             log.info("event log writable again: \(path)")
         }
-        return true
+        return count
+    }
+
+    /// Adds `,"logged":false` to the replies of the staged records from `first` on (none of them
+    /// sent yet: the socket server writes the records before it sends). Rebuilds each output
+    /// concerned once; only a failing event log pays for it.
+    private func markNotLogged(from first: Int) {
+        for (k, segment) in outputs.enumerated() {
+            let end = k + 1 < outputs.count ? outputs[k + 1].from : ends.count
+            let replies = replyEnds[max(segment.from, first)..<end].filter { $0 >= 0 }
+            guard !replies.isEmpty else { continue }
+            let out = segment.output
+            let old = Array(out.bytes)
+            out.removeAll()
+            var from = 0
+            for replyEnd in replies {
+                let close = replyEnd - 2  // the reply's `}` before its `\n`
+                old[from..<close].withUnsafeBytes { out.append($0) }
+                out.append(#","logged":false"#)
+                from = close
+            }
+            old[from...].withUnsafeBytes { out.append($0) }
+        }
     }
 }

@@ -35,6 +35,10 @@ final class LogSink {
     let priorityPrefixes: Bool
     /// A line being built for `write(_:_:)` (the loop thread's only).
     private let line = ByteBuffer(capacity: 256)
+    /// Finished stderr lines held back to go out with one `write(2)` (`log` handlers' records of
+    /// one read batch: a pipelining client's taps would otherwise cost a `write` each). Any other
+    /// stderr message writes them first, so lines keep their order.
+    private let held = ByteBuffer(capacity: 4096)
     private var journalFailed = false
 
     init(verbose: Bool, journal: Bool, priorityPrefixes: Bool) {
@@ -83,6 +87,7 @@ final class LogSink {
     }
 
     private func writeLine(_ level: Level, _ message: String) {
+        writeHeld()
         line.removeAll(shrinkingAbove: 1 << 16)
         appendPrefix(level, to: line)
         var message = message
@@ -105,6 +110,18 @@ final class LogSink {
         if level == .warning { line.append("warning: ") }
     }
 
-    /// Writes a stderr line the caller finished (prefix from `appendPrefix`, `\n` at the end).
-    func writeLine(_ finished: ByteBuffer) { Stderr.write(finished.bytes) }
+    /// Starts a stderr line that is held until `writeHeld` (no `String` per tap): appends the
+    /// prefix for `level` and returns the buffer, to which the caller appends the text and `\n`.
+    func beginHeldLine(_ level: Level) -> ByteBuffer {
+        if held.count >= 1 << 16 { writeHeld() }  // keeps the buffer small under heavy pipelining
+        appendPrefix(level, to: held)
+        return held
+    }
+
+    /// Writes the held lines, if any, with one `write(2)`.
+    func writeHeld() {
+        guard !held.isEmpty else { return }
+        Stderr.write(held.bytes)
+        held.removeAll(shrinkingAbove: 1 << 18)
+    }
 }

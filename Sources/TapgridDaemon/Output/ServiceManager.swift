@@ -49,8 +49,8 @@ final class ServiceManager {
             notify([.watchdog])
             loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
         }
-        notify([.watchdog])
-        loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
+        // The first ping from the loop's first turn: after READY=1, the first thing systemd hears.
+        loop.schedule(.watchdog, at: Clock.monotonicNanos())
     }
 
     /// `READY=1` with the current status.

@@ -3,14 +3,25 @@ import TapgridSystem
 
 /// Answers one request line of a connection (the `TapService`).
 protocol LineHandler: AnyObject {
+    /// Appends the line's reply to the connection's output (not sent yet).
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
     /// The connection is closing (its touch contacts end).
     func connectionClosed(_ connection: Connection)
+    /// Replies are about to be sent: write what must reach its file first (the event-log records
+    /// of the taps answered so far). Cheap when there is nothing.
+    func writeRecords()
+    /// The wakeup's replies are sent: write what was held back to follow them (log lines).
+    func writeDeferred()
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
-/// connection's reading, framing, reply flushing and closing. Each complete request line goes
-/// to the `LineHandler`, which appends its reply to the connection's output.
+/// connection's reading, framing, reply flushing, flow control and closing. Each complete request
+/// line goes to the `LineHandler`, which appends its reply to the connection's output. Replies go
+/// out at the end of the loop's wakeup, after the handler's `writeRecords` wrote the event-log
+/// records of every connection served in it with one `write(2)` (a record always reaches the log
+/// before its reply is sent); the `log` handlers' lines follow with `writeDeferred`. A client
+/// whose unsent replies pass `Connection.maxPendingOutput` is not read until they drain, and one
+/// that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
     private let loop: EventLoop
     private let log: LogSink
@@ -35,6 +46,12 @@ final class SocketServer: LoopHandler {
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
     private let scratch = ByteBuffer(capacity: 256)
+    /// Connections served in this wakeup whose replies go out at its end (`sendReplies`).
+    private var toFlush: [Connection] = []
+    /// Output past which a drained or closed connection has the heap trimmed.
+    static let largeOutput = 1 << 18
+    /// When the heap was last trimmed (`Clock.monotonicNanos`).
+    private var lastTrimNanos: UInt64 = 0
 
     /// What decides whether a peer may connect.
     struct Admission {
@@ -65,6 +82,9 @@ final class SocketServer: LoopHandler {
         socketFile = socketPath.flatMap { path in Files.identity(path).map { (path, $0) } }
         loop.setHandler(self, for: .server)
         loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
+        loop.onDeadline(.clientStall) { [unowned self] in closeStalledClients() }
+        loop.onWakeupEnd { [unowned self] in sendReplies() }
+        loop.onDeadline(.memoryTrim) { [unowned self] in trimMemory() }
         try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
     }
 
@@ -81,10 +101,27 @@ final class SocketServer: LoopHandler {
         guard slot < connections.count, let connection = connections[slot],
             slotGenerations[slot] == UInt32(truncatingIfNeeded: token >> 32)
         else { return }  // stale: that connection is gone and its slot may be reused
-        if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.input == .reading {
+        if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.wantsRequests {
             read(connection)
         }
-        flush(connection)
+        if !connection.flushQueued {
+            connection.flushQueued = true
+            toFlush.append(connection)
+        }
+    }
+
+    /// At the end of a wakeup: the event-log records of every connection served, with one write
+    /// (the first `flush` has them written), then each connection's replies, then the held log
+    /// lines. Several clients served in one wakeup share those writes.
+    private func sendReplies() {
+        if !toFlush.isEmpty {
+            for connection in toFlush {
+                connection.flushQueued = false
+                flush(connection)
+            }
+            toFlush.removeAll(keepingCapacity: true)
+        }
+        lineHandler.writeDeferred()  // also lines of taps answered outside `handle` (after a reload)
     }
 
     /// Every open connection.
@@ -215,30 +252,34 @@ final class SocketServer: LoopHandler {
         answerLines(connection)
     }
 
-    /// Answers every complete line in order, unless a reload pauses the connection.
+    /// Answers the complete lines in order (replies are queued; `flush` sends them). Stops while
+    /// a reload of this client runs, and once more than `maxPendingOutput` of replies wait: the
+    /// rest stay in the framer (`holdsLines`), answered by `flush` as the output drains.
     func answerLines(_ connection: Connection) {
         guard connection.input != .refused && connection.input != .dropped else {
             connection.framer.removeAll()
             return
         }
-        if connection.answersLines {
-            connection.framer.takeLines { line in
-                if line.count > Connection.maxLineBytes {
-                    lineTooLong(connection)
-                } else {
-                    lineHandler.handleLine(line, from: connection)
-                }
-                return connection.answersLines
-            }
-        }
-        if connection.awaitingReload {
-            if connection.framer.count > Connection.maxPendingOutput {
-                log.warning("client \(connection.slot) sent more than 1 MiB while its reload ran; dropped")
-                connection.input = .dropped
-            }
+        guard connection.answersLines else { return }  // a reload of this client runs
+        if connection.outputFull {
+            connection.holdsLines = true
             return
         }
-        guard connection.answersLines else { return }
+        connection.holdsLines = false
+        connection.framer.takeLines { line in
+            if line.count > Connection.maxLineBytes {
+                lineTooLong(connection)
+            } else {
+                lineHandler.handleLine(line, from: connection)
+            }
+            guard connection.answersLines else { return false }
+            if connection.outputFull {
+                connection.holdsLines = true
+                return false
+            }
+            return true
+        }
+        guard connection.answersLines && !connection.holdsLines else { return }
         let rest = connection.framer.count
         if rest > Connection.maxLineBytes + 1 || (rest == Connection.maxLineBytes + 1 && connection.framer.last != 0x0D) {
             lineTooLong(connection)
@@ -257,40 +298,106 @@ final class SocketServer: LoopHandler {
 
     // MARK: - Writing and closing
 
-    /// Writes queued replies until the kernel stops taking them; closes the connection when it is done.
+    /// Writes queued replies until the kernel stops taking them, answering lines held for the
+    /// output to drain as it does; closes the connection when it is done.
     func flush(_ connection: Connection) {
         if connection.isClosed { return }
         if connection.input == .dropped {
             close(connection)
             return
         }
-        while connection.pendingOutput > 0 {
-            let result: FD.IOResult
-            do throws(Errno) {
-                result = try FD.send(connection.fd, UnsafeRawBufferPointer(rebasing: connection.output.bytes[connection.outputOffset...]))
-            } catch {
-                log.debug("client \(connection.slot): send: \(error)")
+        var tookSome = false
+        while true {
+            // Every record staged so far reaches the event log before any reply is sent.
+            lineHandler.writeRecords()
+            while connection.pendingOutput > 0 {
+                let result: FD.IOResult
+                do throws(Errno) {
+                    result = try FD.send(connection.fd, UnsafeRawBufferPointer(rebasing: connection.output.bytes[connection.outputOffset...]))
+                } catch {
+                    log.debug("client \(connection.slot): send: \(error)")
+                    close(connection)
+                    return
+                }
+                guard case .transferred(let n) = result, n > 0 else { break }
+                connection.outputOffset += n
+                tookSome = true
+            }
+            // Lines read while the replies were over the limit: answered now that they drained
+            // (each round either sends something or stops, so this ends).
+            guard connection.holdsLines && !connection.outputFull else { break }
+            answerLines(connection)
+        }
+        if connection.output.count > Self.largeOutput { connection.heldLargeOutput = true }
+        if connection.pendingOutput == 0 {
+            connection.stalledSince = 0
+            if connection.heldLargeOutput {
+                connection.heldLargeOutput = false
+                trimMemorySoon()
+            }
+            if connection.outputOffset > 0 {
+                connection.output.removeAll(shrinkingAbove: 1 << 18)
+                connection.outputOffset = 0
+            }
+            if !connection.awaitingReload && !connection.holdsLines && connection.input != .reading {
                 close(connection)
                 return
             }
-            guard case .transferred(let n) = result else { break }
-            connection.outputOffset += n
-        }
-        if connection.pendingOutput == 0 && connection.outputOffset > 0 {
-            connection.output.removeAll(shrinkingAbove: 1 << 18)
-            connection.outputOffset = 0
-        }
-        if connection.pendingOutput == 0 && !connection.awaitingReload && connection.input != .reading {
-            close(connection)
-            return
+        } else {
+            if tookSome || connection.stalledSince == 0 { waitingSince(Clock.monotonicNanos(), connection) }
+            // A client that reads as fast as we answer may never let the output empty: drop what
+            // was sent once it is at least as much as what waits (each byte moves at most once).
+            if connection.outputOffset >= 1 << 16 && connection.outputOffset >= connection.pendingOutput {
+                connection.output.removeFirst(connection.outputOffset)
+                connection.outputOffset = 0
+            }
         }
         updateInterest(connection)
+    }
+
+    /// After a burst: a client's megabyte of replies (and the batches that made it) were freed,
+    /// but glibc keeps the pages of freed blocks inside the heap, so the daemon's resident size
+    /// would stay at the burst's high-water mark. Trims the heap now, or a second after the last
+    /// trim (a client that pipelines without pause drains many times a second).
+    private func trimMemorySoon() {
+        guard loop.dueTime(.memoryTrim) == nil else { return }
+        loop.schedule(.memoryTrim, at: max(Clock.monotonicNanos(), lastTrimNanos + 1_000_000_000))
+    }
+
+    private func trimMemory() {
+        lastTrimNanos = Clock.monotonicNanos()
+        Memory.returnFreePages()
+    }
+
+    /// Notes that `connection`'s replies wait since `now` with none taken, and makes sure the
+    /// stall check runs by the time its limit passes (an earlier check only reschedules).
+    private func waitingSince(_ now: UInt64, _ connection: Connection) {
+        connection.stalledSince = now
+        if loop.dueTime(.clientStall) == nil { loop.schedule(.clientStall, at: now + Connection.stallLimitNanos) }
+    }
+
+    /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
+    /// (contract: only such a client is closed), and schedules the next check.
+    private func closeStalledClients() {
+        let now = Clock.monotonicNanos()
+        var next = UInt64.max
+        for case let connection? in connections where connection.stalledSince != 0 {
+            let due = connection.stalledSince + Connection.stallLimitNanos
+            if due <= now {
+                log.warning(
+                    "client \(connection.slot) took none of its replies for \(Connection.stallLimitNanos / 1_000_000_000) s (\(connection.pendingOutput) bytes waiting); closed")
+                close(connection)
+            } else {
+                next = min(next, due)
+            }
+        }
+        if next != .max { loop.schedule(.clientStall, at: next) }
     }
 
     /// Watches for readable while we still read, writable only while replies wait.
     private func updateInterest(_ connection: Connection) {
         var wanted: EpollEvents = []
-        if connection.input == .reading { wanted.insert(.readable) }
+        if connection.wantsRequests { wanted.insert(.readable) }
         if connection.pendingOutput > 0 { wanted.insert(.writable) }
         guard wanted != connection.registered else { return }
         do throws(Errno) {
@@ -313,6 +420,7 @@ final class SocketServer: LoopHandler {
     func close(_ connection: Connection) {
         guard !connection.isClosed, connections[connection.slot] === connection else { return }
         if connection.touched { lineHandler.connectionClosed(connection) }
+        if connection.heldLargeOutput { trimMemorySoon() }
         if connection.registered != nil { loop.unregister(connection.fd) }
         connection.registered = nil
         connection.isClosed = true
@@ -325,8 +433,9 @@ final class SocketServer: LoopHandler {
 
     // MARK: - Stopping
 
-    /// Reads what each client already sent (the kernel holds it: it counts as received),
-    /// answers it, and stops reading.
+    /// Reads what each client already sent (the kernel holds it: it counts as received; up to
+    /// 1 MiB, even from a client paused by flow control), answers it as its replies drain, and
+    /// stops reading.
     func drainAll() {
         for connection in all {
             if connection.input == .reading { read(connection, untilDrained: true) }
@@ -336,8 +445,10 @@ final class SocketServer: LoopHandler {
         }
     }
 
-    /// Whether any client still has replies to take or a reload to wait for.
-    var anyBusy: Bool { connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload } ?? false } }
+    /// Whether any client still has replies to take, lines to be answered or a reload to wait for.
+    var anyBusy: Bool {
+        connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload || $0.holdsLines } ?? false }
+    }
 
     func closeAll() { for connection in all { close(connection) } }
 }

@@ -18,8 +18,6 @@ final class TapService: LineHandler {
     var clientCount: () -> Int = { 0 }
     private let daemonUID: UInt32
     private let startNanos = Clock.monotonicNanos()
-    /// A `log` handler's line, built here (allocated once).
-    private let logLine = ByteBuffer(capacity: 1024)
     /// Asks the daemon for a reload on behalf of a connection (which now waits for it).
     var requestReload: (Connection) -> Void = { _ in }
     /// Keeps the loop's `.touch` deadline at the recognizer's next timer.
@@ -60,12 +58,6 @@ final class TapService: LineHandler {
             break
         }
         if blank { return }
-        if connection.pendingOutput > Connection.maxPendingOutput {
-            // It keeps sending but does not read its replies: drop it rather than buffer forever.
-            log.warning("client \(connection.slot) does not read its replies (over 1 MiB queued); dropped")
-            connection.input = .dropped
-            return
-        }
         // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
         var request = Request()
         let out = connection.output
@@ -158,14 +150,21 @@ final class TapService: LineHandler {
         // Looked up once for both the record and the reply.
         let hit = decision.target.map { active.hit(layout: layout, grid: $0.grid, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
-        // The record goes out before the reply is queued: a client never sees a reply for a tap
-        // the log does not have (unless the reply says "logged": false).
-        var logged = true
+        // The record is staged with its reply; the socket server has the staged records written
+        // (`writeRecords`) before it sends any reply, and the event log marks the replies of
+        // records that did not reach the file: a client never sees a reply for a tap the log
+        // does not have (unless the reply says "logged": false).
         if !checkOnly && eventLog.isEnabled {
-            TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
-            logged = eventLog.commit()
+            if eventLog.isUnwritable {
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: false, into: out)
+            } else {
+                TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
+                eventLog.stage(replyEnd: out.count, in: out)
+            }
+        } else {
+            ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
         }
-        ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: logged, into: out)
         if log.verbose {
             log.debug("tap seq=\(decision.seq) layout=\(active.layouts[layout].name) x=\(x) y=\(y) outcome=\(decision.outcome)")
         }
@@ -221,13 +220,25 @@ final class TapService: LineHandler {
             journalLogRecord(decision, tail: tail)
             return
         }
-        logLine.removeAll()
-        log.appendPrefix(.info, to: logLine)
-        logLine.append("tap seq=")
-        logLine.append(uint: decision.seq)
-        logLine.append(tail)
-        log.writeLine(logLine)
+        // Held, and written with the wakeup's other lines by `writeDeferred`.
+        let line = log.beginHeldLine(.info)
+        line.append("tap seq=")
+        line.append(uint: decision.seq)
+        line.append(tail)
     }
+
+    // MARK: - Around sending
+
+    /// Writes the staged event-log records (all taps answered since the last call, from every
+    /// connection) with one `write(2)`. The socket server calls it before it sends any reply,
+    /// which keeps the log-before-reply promise at one `write` per loop wakeup instead of per tap.
+    func writeRecords() {
+        if eventLog.stagedCount > 0 { eventLog.writeStaged() }
+    }
+
+    /// Writes the `log` handlers' lines held since the last call with one `write(2)`; the socket
+    /// server calls it once the wakeup's replies are sent, so they do not wait for it.
+    func writeDeferred() { log.writeHeld() }
 
     private func journalLogRecord(_ decision: TapDecision, tail: [UInt8]) {
         let active = engine.active

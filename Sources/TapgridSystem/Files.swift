@@ -123,6 +123,33 @@ public enum Files {
         return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
     }
 
+    /// Which file `path` names now, following symlinks (a log path may be a symlink to the file).
+    /// The corresponding C function is `stat`.
+    /// - Returns: nil when nothing is there (deleted, or renamed away and not yet re-created).
+    public static func identity(following path: String) -> FileIdentity? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Which file an open descriptor refers to, whatever it is called now (or if it was deleted).
+    /// The corresponding C function is `fstat`.
+    public static func identity(ofOpen fd: CInt) -> FileIdentity? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Cuts the last `count` bytes off the open file `fd` (the part of a record that a failed
+    /// append left behind). The corresponding C functions are `fstat` and `ftruncate`.
+    /// - Throws: `Errno` from either call.
+    public static func truncateTail(_ fd: CInt, removing count: Int) throws(Errno) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Errno.current }
+        let size = max(0, Int64(st.st_size) - Int64(count))
+        _ = try retryingEINTR { ftruncate(fd, off_t(size)) }
+    }
+
     /// Removes `path`. The corresponding C function is `unlink`.
     /// - Throws: `SystemError` naming the path.
     public static func remove(_ path: String) throws(SystemError) {

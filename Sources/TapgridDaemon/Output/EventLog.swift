@@ -100,6 +100,34 @@ final class EventLog {
         lastError = message
     }
 
+    /// Removes the first `written` bytes of a record whose write failed (a full disk takes part of
+    /// a record and refuses the rest), so the file still ends in a whole record and the next one,
+    /// once there is space, starts on a line of its own. If even that fails, the file is closed
+    /// and re-opened later, and the torn line is the one a reader reports as unreadable.
+    private func takeBack(_ written: Int) {
+        guard written > 0 else { return }
+        do throws(Errno) { try Files.truncateTail(fd, removing: written) } catch {
+            log.error("event log: cannot remove the \(written) bytes of a failed record: \(error)")
+            closeFile()
+        }
+    }
+
+    /// Re-opens the file when the path no longer names the file that is open: a rotator renamed or
+    /// deleted it without sending SIGUSR1. Called by the daemon every `movedCheckNanos` (one
+    /// `stat` and one `fstat`), so records reach a new file at the configured path within that
+    /// time; those written meanwhile are in the renamed file.
+    func reopenIfMoved() {
+        guard let path, fd >= 0 else { return }
+        guard Files.identity(following: path) != Files.identity(ofOpen: fd) else { return }
+        closeFile()
+        openFile()
+        if fd >= 0 { log.info("event log \(path) was moved or deleted; writing to a new file there") }
+    }
+
+    /// How often the daemon checks that the path still names the open file (README: a rotated
+    /// or deleted log is replaced within 5 s).
+    static let movedCheckNanos: UInt64 = 1_000_000_000
+
     /// Starts a record with its time and run id; the caller appends the rest (ending in `}\n`)
     /// to the buffer returned, then calls `commit`.
     func begin() -> ByteBuffer {
@@ -118,9 +146,8 @@ final class EventLog {
             openFile()
             if fd < 0 { return false }
         }
-        do throws(Errno) {
-            try FD.writeAll(fd, record.bytes)
-        } catch {
+        if let (error, written) = FD.writeAllReportingPartial(fd, record.bytes) {
+            takeBack(written)
             fail("cannot write " + path + ": " + error.description)
             return false
         }

@@ -37,7 +37,8 @@ public enum ConfigLoader {
     static func readJSON(_ path: String, shownAs name: String, missingHint: String? = nil) -> Result<JSONValue, Diagnostic> {
         let bytes: [UInt8]
         do {
-            bytes = try Files.readFile(path, maxBytes: maxFileBytes)
+            bytes = try Files.readFile(
+                path, maxBytes: maxFileBytes, vet: StrictModes.applies ? { StrictModes.problem($0, path: path) } : nil)
         } catch {
             let hint = error.isMissingFile ? missingHint.map { "; " + $0 } ?? "" : ""
             return .failure(Diagnostic(.error, file: nil, error.description + hint))

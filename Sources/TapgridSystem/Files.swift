@@ -14,10 +14,24 @@ public enum Files {
     /// - Throws: `SystemError` like `cannot read /etc/x.json: No such file or directory (errno 2)`
     ///   or `cannot read /x: file is larger than the 1048576-byte limit` (errno `EFBIG`).
     public static func readFile(_ path: String, maxBytes: Int) throws(SystemError) -> [UInt8] {
+        try readFile(path, maxBytes: maxBytes, vet: nil)
+    }
+
+    /// Reads a whole file like `readFile(_:maxBytes:)`, first showing `vet` the status of the
+    /// descriptor opened (`fstat`), so a check of owner and mode applies to the very file read,
+    /// not to whatever the path names a moment later.
+    /// - Parameter vet: returns why the file must not be read (the error's detail), or nil.
+    /// - Throws: `SystemError` (`EPERM` with `vet`'s text as detail when it refuses).
+    public static func readFile(_ path: String, maxBytes: Int, vet: ((FileStatus) -> String?)?) throws(SystemError) -> [UInt8] {
         let fd: OwnedFD
         do throws(Errno) {
             fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) })
         } catch { throw error.with("read", path) }
+        if let vet {
+            let status: FileStatus
+            do throws(Errno) { status = try Files.status(ofOpen: fd.rawValue) } catch { throw error.with("stat", path) }
+            if let refusal = vet(status) { throw SystemError(Errno(EPERM), operation: "read", path: path, detail: refusal) }
+        }
         var bytes: [UInt8] = []
         while true {
             let outcome: FD.IOResult

@@ -157,3 +157,36 @@ example-svg: build
 
 # The completion tests run the real shells and the manual test groff: `make test` installs them.
 test: DEB_PACKAGES += zsh fish groff-base
+
+# ---- Reliability: fuzzing, sanitizers, soak and faults (see SECURITY.md, "Running the checks") --
+# libFuzzer over TapgridCore's sources (Fuzz/README.md): every target for FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz fuzz-quick asan tsan soak faults faults-quick
+fuzz:
+	Fuzz/fuzz.sh run $(FUZZ_SECONDS)
+
+# The short run `make test` makes: a few seconds per target from the seed corpus.
+fuzz-quick:
+	Fuzz/fuzz.sh run 3
+
+# The unit, system and daemon suites under AddressSanitizer and ThreadSanitizer, each in its own
+# scratch folder so the normal build is not rebuilt. SAN_FILTER picks suites (default: all but
+# the end-to-end tests, which run the unsanitized binaries and would only retest those).
+SAN_FILTER ?= TapgridCoreTests|TapgridSystemTests|TapgridSystemdTests|TapgridArgumentsTests|TapgridCLITests|TapgridDaemonTests
+asan: deps
+	@mkdir -p $(SWIFT_TMP)
+	TMPDIR=$(SWIFT_TMP) $(SWIFT) test -j $(JOBS) --no-parallel --sanitize=address --scratch-path .build-asan --filter '$(SAN_FILTER)'
+tsan: deps
+	@mkdir -p $(SWIFT_TMP)
+	TMPDIR=$(SWIFT_TMP) $(SWIFT) test -j $(JOBS) --no-parallel --sanitize=thread --scratch-path .build-tsan --filter '$(SAN_FILTER)'
+
+# Mixed traffic for DURATION (30m, 2h, 90s) with a row of figures every minute (Tests/load/soak.py).
+DURATION ?= 10m
+soak: build
+	python3 Tests/load/soak.py --duration $(DURATION)
+
+# Faults and load (Tests/load/faults.py): every scenario at full size, or the quick ones.
+faults: build
+	python3 Tests/load/faults.py all
+faults-quick: build
+	python3 Tests/load/faults.py quick

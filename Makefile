@@ -50,7 +50,7 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-systemd test-install test-systemd-e2e
+	$(MAKE) test-systemd test-install test-systemd-e2e faults-quick fuzz-quick
 
 # The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
 test-systemd: build

@@ -69,6 +69,14 @@ public enum Files {
         } catch { throw error.with("open", path) }
     }
 
+    /// A descriptor kept in reserve (`/dev/null`, read-only, close-on-exec): closed when the
+    /// process runs out of descriptors, so one more can be opened (to refuse a client cleanly),
+    /// then taken again. The corresponding C function is `open`.
+    /// - Returns: the descriptor, or -1 when none is free.
+    public static func openReserveDescriptor() -> CInt {
+        (try? retryingEINTR { open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
+    }
+
     /// The type of the entry at `path` without following a final symlink.
     /// The corresponding C function is `lstat`.
     /// - Returns: the type, or `nil` if nothing is there (or it cannot be examined).

@@ -3,6 +3,11 @@
 // (the recognizer's contacts and double-tap waits) without widening the module's API.
 // One binary holds every target; TAPGRID_FUZZ_TARGET picks one: config, request, touch, eventlog.
 
+import Glibc
+
+/// A trace line on stderr, unbuffered, so it is there when a check then aborts.
+func trace(_ line: String) { fputs(line + "\n", stderr) }
+
 /// Stops the run with a message libFuzzer records as a crash, with the input that caused it.
 func violated(_ message: @autoclosure () -> String) -> Never {
     fatalError("invariant violated: " + message())
@@ -14,8 +19,7 @@ let fuzzTarget: String = {
     return raw
 }()
 
-@_silgen_name("getenv") func c_getenv(_ name: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>?
-func getenvString(_ name: String) -> String? { c_getenv(name).map { String(cString: $0) } }
+func getenvString(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -116,6 +120,9 @@ let touchConfig: Config = {
 /// - a `tap` fired by a timer is the single tap of a contact that lifted on a double-tap grid
 ///   and waited (its wait is gone afterwards), never a cancelled contact's;
 /// - `down`, `move` and `cancel` complete nothing; an `up` completes at most one tap.
+/// TAPGRID_FUZZ_TRACE=1 prints each event and what fired (run the binary on one input file).
+let traceTouch = getenvString("TAPGRID_FUZZ_TRACE") != nil
+
 func fuzzTouch(_ bytes: [UInt8]) {
     var engine = TapEngine(config: touchConfig, generation: 1)
     var now: UInt64 = 1_000_000_000
@@ -157,7 +164,11 @@ func fuzzTouch(_ bytes: [UInt8]) {
                 }
                 record(instance, tapClass)
             case .tap:
-                guard let (waitKey, _) = waitsBefore.first(where: { $0.value.key == tap.key && engine.doubleWaits[$0.key] == nil }),
+                // The wait of that very grid (one slot may have taps waiting on several grids and
+                // layouts at once: found by this target, see Fuzz/corpus/touch/regression-*).
+                guard let grid = tap.decision.target?.grid else { violated("a timer tap on no grid") }
+                let waitKey = DoubleKey(layout: tap.decision.layout, grid: grid)
+                guard waitsBefore[waitKey]?.key == tap.key, engine.doubleWaits[waitKey] == nil,
                     let owner = waitOwner.removeValue(forKey: waitKey)
                 else { violated("a timer tap for \(tap.key) that no double-tap wait explains") }
                 record(owner, .tap)
@@ -171,6 +182,9 @@ func fuzzTouch(_ bytes: [UInt8]) {
 
         let phase = TouchPhase(rawValue: Int(op & 3))!
         let layout: Int? = op & 0x80 != 0 ? Int(op >> 6 & 1) : nil
+        if traceTouch {
+            trace("t=\((now - 1_000_000_000) / 1_000_000) ms timers fired \(taps.map { "\($0.decision.tapClass) \($0.key)" }); next: \(phase) \(key) (\(x), \(y)) layout \(layout.map(String.init) ?? "current") waits \(engine.doubleWaits.map { "\($0.key) by \($0.value.key)" })")
+        }
         let waitKeysBefore = Set(engine.doubleWaits.keys)
         let instanceBefore = downInstance[key]
         taps.removeAll()
@@ -182,6 +196,7 @@ func fuzzTouch(_ bytes: [UInt8]) {
             if case .slotAlreadyDown = error, !engine.isDown(key) { violated("slotAlreadyDown for a slot that is up") }
             continue
         }
+        if traceTouch { trace("   event fired \(taps.map { "\($0.decision.tapClass) \($0.key) \($0.decision.outcome)" })") }
         if completed != taps.count { violated("the event's own call fired \(taps.count) taps, completed \(completed)") }
         switch phase {
         case .down:

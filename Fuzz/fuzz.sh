@@ -8,6 +8,9 @@
 # the peak RSS libFuzzer reports.
 set -eu
 cd "$(dirname "$0")/.."
+# A failed check is a Swift fatalError: without the Swift backtracer (which reads memory that
+# AddressSanitizer then reports as a second, unrelated error) the log shows only the real one.
+export SWIFT_BACKTRACE=enable=no
 OUT=.build/fuzz
 BIN=$OUT/tapgrid-fuzz
 TARGETS="config request touch eventlog"
@@ -19,6 +22,7 @@ build() {
     echo "building $BIN (swiftc -sanitize=fuzzer,address, TapgridCore's sources and Fuzz/FuzzTargets.swift)"
     # One module named TapgridCore: the targets see its internals; -parse-as-library because the
     # fuzzer supplies main. ld.gold's "Cannot export local symbol __asan_*" warnings are harmless.
+    rm -f $BIN
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name TapgridCore \
         $sources Fuzz/FuzzTargets.swift -o $BIN 2>&1 | grep -v "Cannot export local symbol" || true
     [ -x $BIN ]

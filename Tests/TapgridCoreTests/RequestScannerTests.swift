@@ -179,6 +179,17 @@ struct RequestScannerTests {
         #expect(failure.message.hasPrefix("invalid UTF-8 at column "))
     }
 
+    /// Found by the `request` fuzz target (its input is kept in
+    /// Fuzz/corpus/request/regression-overflow-in-unknown-key): a number overflowing to infinity
+    /// under an unknown key (or in `id`) was accepted, though the JSON parser refuses it.
+    @Test func overflowingNumberAnywhereIsAParseError() {
+        #expect(scan(#"{"op": "move", "x;;;;;;;;;;;;;y": 2e1010}"#).failure == RequestFailure(.parseError("number out of range at column 35")))
+        #expect(scan(#"{"x": 1, "y": 2, "id": -1e400}"#).failure?.code == "parse_error")
+        #expect(scan(#"{"x": 1, "y": 2, "id": [1e309]}"#).failure?.code == "parse_error")
+        #expect(scan(#"{"x": 1, "y": 2, "id": 1e308, "other": 123456789012345678901234567890}"#).isSuccess)
+        #expect(scan(#"{"x": 1e999, "y": 2}"#).failure == RequestFailure(.badRequest(#""x" must be a finite number"#)))
+    }
+
     @Test func nestingLimitMatchesTheParser() {
         let ok = "{\"id\": " + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}"
         #expect(throws: Never.self) { try JSONParser.parse(ok, lenient: false) }

@@ -111,10 +111,12 @@ final class DaemonProcess {
     /// More folders a test made for this daemon (scripts, what children write): removed with it.
     var alsoRemove: [String] = []
 
-    /// - Parameter socketName: the socket file the daemon is expected to listen on, in its folder.
+    /// - Parameters:
+    ///   - socketName: the socket file the daemon is expected to listen on, in its folder.
+    ///   - umask: the daemon's umask (the test's own when nil); files of the test are written first.
     init(
         config: String = standardConfig(), arguments: [String] = [], environment: [String: String] = [:],
-        socketName: String = "d.sock"
+        socketName: String = "d.sock", umask daemonUmask: mode_t? = nil
     ) throws {
         dir = try makeTempDir()
         configPath = dir + "/tapgrid.json"
@@ -132,7 +134,9 @@ final class DaemonProcess {
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        let testUmask = daemonUmask.map { umask($0) }
         try process.run()
+        if let testUmask { umask(testUmask) }
         // Ready when the socket accepts a connection.
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

@@ -19,13 +19,14 @@ public enum Files {
 
     /// Reads a whole file like `readFile(_:maxBytes:)`, first showing `vet` the status of the
     /// descriptor opened (`fstat`), so a check of owner and mode applies to the very file read,
-    /// not to whatever the path names a moment later.
+    /// not to whatever the path names a moment later. The file is opened `O_NONBLOCK`: a FIFO
+    /// put where a config was expected would otherwise block the reader until someone writes.
     /// - Parameter vet: returns why the file must not be read (the error's detail), or nil.
     /// - Throws: `SystemError` (`EPERM` with `vet`'s text as detail when it refuses).
     public static func readFile(_ path: String, maxBytes: Int, vet: ((FileStatus) -> String?)?) throws(SystemError) -> [UInt8] {
         let fd: OwnedFD
         do throws(Errno) {
-            fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) })
+            fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) })
         } catch { throw error.with("read", path) }
         if let vet {
             let status: FileStatus

@@ -163,6 +163,20 @@ public enum Files {
         return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
     }
 
+    /// Whether the file at `path` is empty or ends in `byte` (the event log: does it end in a whole
+    /// line?). Opened read-only on its own, since the log's descriptor is write-only.
+    /// The corresponding C functions are `open`, `fstat`, `pread` and `close`.
+    /// - Returns: true as well when it is missing or cannot be told (the caller changes nothing).
+    public static func isEmptyOrEnds(_ path: String, with byte: UInt8) -> Bool {
+        guard let fd = try? retryingEINTR({ open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }) else { return true }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { return true }
+        var last: UInt8 = 0
+        guard pread(fd, &last, 1, st.st_size - 1) == 1 else { return true }
+        return last == byte
+    }
+
     /// Cuts the last `count` bytes off the open file `fd` (the part of a record that a failed
     /// append left behind). The corresponding C functions are `fstat` and `ftruncate`.
     /// - Throws: `Errno` from either call.

@@ -74,6 +74,29 @@ extension EndToEnd {
             #expect(Set(inFile) == logged, "missing: \(logged.subtracting(inFile).sorted()), extra: \(Set(inFile).subtracting(logged).sorted())")
         }
 
+        /// A log that ends in half a record (the daemon died mid-write, the power went): the next
+        /// run's first record must not be glued onto it. The torn line stays, alone, as the one
+        /// unreadable line; every tap of the new run is readable, and replay says so.
+        @Test func tornLastLineFromAnEarlierRunDoesNotSwallowTheNextRecord() throws {
+            let logDir = try makeTempDir()
+            defer { try? FileManager.default.removeItem(atPath: logDir) }
+            let logPath = logDir + "/events.jsonl"
+            let whole = #"{"time":"2026-11-29T10:00:00.000Z","run":"r0","seq":1,"layout":"home","generation":1,"x":10,"y":10,"hit":"0","name":"log","tag":1,"actionData":{"k":[1,"two"]},"handler":"audit","outcome":"dispatched"}"#
+            try (whole + "\n" + #"{"time":"2026-11-29T10:00:01.000Z","run":"r0","se"#).write(toFile: logPath, atomically: true, encoding: .utf8)
+            let daemon = try DaemonProcess(config: standardConfig(eventLog: #"{"path": "\#(logPath)"}"#))
+            let answered = try taps(try daemon.connect(), 3)
+            try daemon.stop()
+            let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 6 && lines.last == "")
+            #expect(lines[1] == #"{"time":"2026-11-29T10:00:01.000Z","run":"r0","se"#)
+            let seqs = try lines[2..<5].map { try #require(try parseObject(String($0)).int("seq")) }
+            #expect(seqs == answered.map(\.seq))
+            #expect(daemon.stderr.contains("the last line was torn"))
+            let replay = try runProgram(cliBinary, ["replay", logPath, "--config", daemon.configPath])
+            #expect(replay.code == 1)
+            #expect(replay.out.hasSuffix("4 taps, 0 differ, 1 unreadable\n"), "\(replay.out)")
+        }
+
         @Test func renamedLogIsReplacedWithinFiveSeconds() throws {
             let daemon = try DaemonProcess()
             let c = try daemon.connect()

@@ -86,12 +86,22 @@ final class EventLog {
         Files.makeParentDirectories(of: path)
         do throws(SystemError) {
             fd = try Files.openForAppending(path).release()
+            endTornLine()
             if !ok { log.info("event log writable again: \(path)") }
             ok = true
             lastError = nil
         } catch {
             fail(error.description)
         }
+    }
+
+    /// Ends a torn last line left by a crash or power loss mid-write with a `\n` of its own, so
+    /// the next record starts on a line of its own: the torn line stays the one line readers
+    /// report as unreadable, instead of swallowing the first record of this run.
+    private func endTornLine() {
+        guard let path, !Files.isEmptyOrEnds(path, with: 0x0A) else { return }
+        do throws(Errno) { try FD.writeAll(fd, [0x0A] as [UInt8]) } catch { return }
+        log.warning("event log \(path): the last line was torn (a crash while writing?); it stays, unreadable, and records go on after it")
     }
 
     private func fail(_ message: String) {

@@ -3,8 +3,8 @@
 
     python3 Tests/load/faults.py quick              the small versions (seconds each; `make test`)
     python3 Tests/load/faults.py all                every scenario at full size (`make faults`)
-    python3 Tests/load/faults.py SCENARIO [--full]  one: connections halfline disconnect fdlimit
-                                                    sighup kill9 children
+    python3 Tests/load/faults.py SCENARIO [--full]  one: connections pipelined neverread halfline
+                                                    disconnect fdlimit sighup kill9 children
 
 Each scenario starts its own daemon in a fresh /tmp/tgfault-* folder (removed afterwards), prints
 one line of figures, and fails (exit 1) when the daemon stopped serving, lost a tap a client saw
@@ -487,7 +487,78 @@ def children(daemon, full):
             f"p99 {percentile(latencies, 0.99) * 1000:.2f} ms, max {max(latencies) * 1000:.1f} ms")
 
 
-SCENARIOS = {"connections": connections, "halfline": halfline, "disconnect": disconnect, "fdlimit": fdlimit,
+def pipelined(daemon, full):
+    """One client pipelines N taps, up to WINDOW unanswered at a time (a reader thread takes the
+    replies; the window keeps the replies waiting under the 1 MiB after which this branch drops a
+    client that does not keep up): every one answered, in order, with seq counting up."""
+    n = 1_000_000 if full else 50_000
+    window = 4000
+    c = Client(daemon.socket, timeout=60)
+    result = {}
+    received = [0]
+
+    def reader():
+        count, last, buffer = 0, 0, b""
+        ok = True
+        while count < n:
+            chunk = c.sock.recv(1 << 20)
+            if not chunk:
+                break
+            buffer += chunk
+            lines = buffer.split(b"\n")
+            buffer = lines.pop()
+            for line in lines:
+                seq = int(line[line.index(b'"seq":') + 6:line.index(b",", line.index(b'"seq":'))])
+                ok = ok and seq == last + 1
+                last = seq
+                count += 1
+            received[0] = count
+        result.update(count=count, ordered=ok)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    start = time.perf_counter()
+    line = b'{"x": 50, "y": 50}\n'
+    batch = line * 1000
+    for k in range(n // 1000):
+        while (k * 1000) - received[0] > window and t.is_alive():
+            time.sleep(0.0005)
+        c.send(batch)
+    t.join(300)
+    elapsed = time.perf_counter() - start
+    check(result.get("count") == n, f"{result.get('count')} of {n} answered")
+    check(result.get("ordered"), "replies out of order")
+    rss = int(open(f"/proc/{daemon.pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
+    return f"{n} pipelined taps on one connection, all answered in order in {elapsed:.1f} s ({n / elapsed:.0f}/s); daemon RSS {rss} MiB"
+
+
+def neverread(daemon, full):
+    """A client that floods taps and never reads its replies does not stall the others, and the
+    daemon's memory stays bounded."""
+    flood = Client(daemon.socket, timeout=2)
+    flood.sock.setblocking(False)
+    sent = 0
+    line = b'{"x": 50, "y": 50}\n' * 1000
+    other = Client(daemon.socket)
+    latencies = []
+    end = time.time() + (20 if full else 3)
+    while time.time() < end:
+        try:
+            sent += flood.sock.send(line)
+        except (BlockingIOError, OSError):
+            pass
+        t = time.perf_counter()
+        check("seq" in tap(other), "the other client is served")
+        latencies.append(time.perf_counter() - t)
+    rss = int(open(f"/proc/{daemon.pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
+    check(rss < 200, f"RSS {rss} MiB")
+    flood.close()
+    return (f"a client sent {sent / 1e6:.1f} MB of taps and read nothing: another client's {len(latencies)} taps meanwhile "
+            f"p50 {percentile(latencies, 0.5) * 1000:.2f} ms, p99 {percentile(latencies, 0.99) * 1000:.2f} ms; daemon RSS {rss} MiB")
+
+
+SCENARIOS = {"connections": connections, "pipelined": pipelined, "neverread": neverread, "halfline": halfline,
+             "disconnect": disconnect, "fdlimit": fdlimit,
              "sighup": sighup, "kill9": kill9, "children": children}
 
 

@@ -23,6 +23,8 @@ import tempfile
 import threading
 import time
 
+from loadlib import Client, children_of, percentile, rss_kib
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DAEMON = os.environ.get("TAPGRIDD", os.path.join(ROOT, ".build/debug/tapgridd"))
 CLI = os.environ.get("TAPGRID", os.path.join(ROOT, ".build/debug/tapgrid"))
@@ -60,33 +62,6 @@ class Failure(Exception):
 def check(condition, message):
     if not condition:
         raise Failure(message)
-
-
-class Client:
-    def __init__(self, path, timeout=10):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def send(self, data):
-        self.sock.sendall(data)
-
-    def read_line(self):
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("closed by the daemon")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def request(self, obj):
-        self.send(json.dumps(obj).encode() + b"\n")
-        return self.read_line()
-
-    def close(self):
-        self.sock.close()
 
 
 class Daemon:
@@ -133,19 +108,7 @@ class Daemon:
 
     def children(self):
         """(children, zombies) of the daemon."""
-        count = zombies = 0
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as f:
-                        stat = f.read()
-                except OSError:
-                    continue
-                fields = stat[stat.rfind(")") + 2:].split()
-                if int(fields[1]) == self.pid:
-                    count += 1
-                    zombies += fields[0] == "Z"
-        return count, zombies
+        return children_of(self.pid)
 
     def alive(self):
         return self.process.poll() is None
@@ -172,11 +135,6 @@ class Daemon:
             self.process.kill()
             self.process.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
 
 
 def tap(client, name="log", **extra):
@@ -528,7 +486,7 @@ def pipelined(daemon, full):
     elapsed = time.perf_counter() - start
     check(result.get("count") == n, f"{result.get('count')} of {n} answered")
     check(result.get("ordered"), "replies out of order")
-    rss = int(open(f"/proc/{daemon.pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
+    rss = rss_kib(daemon.pid) // 1024
     return f"{n} pipelined taps on one connection, all answered in order in {elapsed:.1f} s ({n / elapsed:.0f}/s); daemon RSS {rss} MiB"
 
 
@@ -550,7 +508,7 @@ def neverread(daemon, full):
         t = time.perf_counter()
         check("seq" in tap(other), "the other client is served")
         latencies.append(time.perf_counter() - t)
-    rss = int(open(f"/proc/{daemon.pid}/status").read().split("VmRSS:")[1].split()[0]) // 1024
+    rss = rss_kib(daemon.pid) // 1024
     check(rss < 200, f"RSS {rss} MiB")
     flood.close()
     return (f"a client sent {sent / 1e6:.1f} MB of taps and read nothing: another client's {len(latencies)} taps meanwhile "

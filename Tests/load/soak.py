@@ -23,12 +23,13 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from loadlib import Client, children_of, open_fds, percentile, rss_kib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -62,29 +63,6 @@ def parse_duration(text):
     if text[-1] in units:
         return float(text[:-1]) * units[text[-1]]
     return float(text)
-
-
-class Client:
-    """A blocking line-protocol client."""
-
-    def __init__(self, path, timeout=10):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buffer = b""
-
-    def request(self, obj):
-        self.sock.sendall(json.dumps(obj).encode() + b"\n")
-        while b"\n" not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("closed by the daemon")
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self):
-        self.sock.close()
 
 
 class Stats:
@@ -127,34 +105,9 @@ class Stats:
         return lat, taps, reqs, errs
 
 
-def percentile(values, p):
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(len(values) * p))]
-
-
 def proc_sample(pid):
-    rss = 0
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-    fds = len(os.listdir(f"/proc/{pid}/fd"))
-    children = zombies = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if int(fields[1]) == pid:
-            children += 1
-            zombies += fields[0] == "Z"
-    return rss, fds, children, zombies
+    children, zombies = children_of(pid)
+    return rss_kib(pid), open_fds(pid), children, zombies
 
 
 def run_soak(args):

@@ -51,7 +51,7 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-systemd test-install test-systemd-e2e bench-quick
+	$(MAKE) test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
 
 # The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
 test-systemd: build
@@ -171,3 +171,37 @@ test: DEB_PACKAGES += zsh fish groff-base
 # The touchscreen end-to-end tests fake a touchscreen with umockdev (no hardware, no uinput) and
 # build a small LD_PRELOAD shim with the C compiler (Tests/touch/umockdev-shim.c).
 test: DEB_PACKAGES += umockdev gcc libc6-dev
+
+# ---- Reliability: fuzzing, sanitizers, soak and faults (see SECURITY.md, "Running the checks") --
+# libFuzzer over TapgridCore's sources (Fuzz/README.md): every target for FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 300
+.PHONY: fuzz fuzz-quick asan tsan soak faults faults-quick
+fuzz:
+	Fuzz/fuzz.sh run $(FUZZ_SECONDS)
+
+# The short run `make test` makes: a few seconds per target from the seed corpus.
+fuzz-quick:
+	Fuzz/fuzz.sh run 3
+
+# The unit, system and daemon suites under AddressSanitizer and ThreadSanitizer, each in its own
+# scratch folder so the normal build is not rebuilt. SAN_FILTER picks suites (default: all but
+# the end-to-end tests, which run the unsanitized binaries and would only retest those).
+# Tests/sanitizers/lsan.supp names the one leak report that is not ours (XCTest's runtime).
+SAN_FILTER ?= TapgridCoreTests|TapgridSystemTests|TapgridSystemdTests|TapgridArgumentsTests|TapgridCLITests|TapgridDaemonTests
+asan: deps
+	@mkdir -p $(SWIFT_TMP)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/sanitizers/lsan.supp TMPDIR=$(SWIFT_TMP) $(SWIFT) test -j $(JOBS) --no-parallel --sanitize=address --scratch-path .build-asan --filter '$(SAN_FILTER)'
+tsan: deps
+	@mkdir -p $(SWIFT_TMP)
+	TMPDIR=$(SWIFT_TMP) $(SWIFT) test -j $(JOBS) --no-parallel --sanitize=thread --scratch-path .build-tsan --filter '$(SAN_FILTER)'
+
+# Mixed traffic for DURATION (30m, 2h, 90s) with a row of figures every minute (Tests/load/soak.py).
+DURATION ?= 10m
+soak: build
+	python3 Tests/load/soak.py --duration $(DURATION)
+
+# Faults and load (Tests/load/faults.py): every scenario at full size, or the quick ones.
+faults: build
+	python3 Tests/load/faults.py all
+faults-quick: build
+	python3 Tests/load/faults.py quick

@@ -37,7 +37,10 @@ public enum ConfigLoader {
     static func readJSON(_ path: String, shownAs name: String, missingHint: String? = nil) -> Result<JSONValue, Diagnostic> {
         let bytes: [UInt8]
         do {
-            bytes = try Files.readFile(path, maxBytes: maxFileBytes)
+            let strict = StrictModes.applies
+            bytes = try Files.readFile(path, maxBytes: maxFileBytes) { status in
+                notRegularProblem(status) ?? (strict ? StrictModes.problem(status, path: path) : nil)
+            }
         } catch {
             let hint = error.isMissingFile ? missingHint.map { "; " + $0 } ?? "" : ""
             return .failure(Diagnostic(.error, file: nil, error.description + hint))
@@ -51,6 +54,19 @@ public enum ConfigLoader {
                 message += "; a grid tree may be at most \(GridParser.maxDepth) levels deep (each level nests a grid object in a \"rows\" or \"cols\" array)"
             }
             return .failure(Diagnostic(.error, file: "\(name):\(error.line):\(error.column)", message))
+        }
+    }
+
+    /// Why a file of this type is no config or layout file (a FIFO, a socket or a device put at a
+    /// config's path, which could also block or never end), or nil for a regular file. A folder
+    /// is left to `read`, which says "Is a directory".
+    static func notRegularProblem(_ status: FileStatus) -> String? {
+        switch status.type {
+        case .regular?, .directory?: return nil
+        case .fifo?: return "it is a FIFO, not a regular file"
+        case .socket?: return "it is a socket, not a regular file"
+        case .characterDevice?, .blockDevice?: return "it is a device, not a regular file"
+        case .symbolicLink?, nil: return "it is not a regular file"
         }
     }
 

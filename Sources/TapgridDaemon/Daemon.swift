@@ -66,6 +66,11 @@ final class Daemon: LoopHandler {
         loop.onDeadline(.shutdown) { [unowned self] in progress() }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
         touchscreens.configure(config.touch)
+        loop.onDeadline(.eventLogCheck) { [unowned self] in
+            eventLog.reopenIfMoved()
+            loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
+        }
+        loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
     }
 
     /// Runs the loop until the lifecycle has stopped.
@@ -138,10 +143,12 @@ final class Daemon: LoopHandler {
         loop.afterBatch = lifecycle.isStopping && lifecycle.phase != .stopped ? { [unowned self] in progress() } : nil
     }
 
-    /// `STATUS=`: the current layout, generation and taps; after a refused reload, why.
+    /// `STATUS=`: the current layout, generation and taps; after a refused reload, why; while the
+    /// event log cannot be written, that too (the unit's status is where an operator looks).
     private func statusText() -> String {
-        if let failure = lifecycle.reloadFailure { return "reload failed: " + failure }
-        return "layout \(service.engine.currentLayoutName), generation \(service.generation), \(counted(Int(service.engine.seq), "tap"))"
+        let logProblem = eventLog.ok ? "" : "; event log: " + (eventLog.lastError ?? "failing")
+        if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem }
+        return "layout \(service.engine.currentLayoutName), generation \(service.generation), \(counted(Int(service.engine.seq), "tap"))" + logProblem
     }
 
     /// While stopping: moves on once clients took their replies and children are gone.

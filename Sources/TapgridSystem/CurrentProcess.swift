@@ -10,6 +10,8 @@ public enum CurrentProcess {
     public static var pid: pid_t { getpid() }
     /// Our real user id. The corresponding C function is `getuid`.
     public static var uid: uid_t { getuid() }
+    /// Our effective user id: 0 when the process acts as root. The C function is `geteuid`.
+    public static var effectiveUID: uid_t { geteuid() }
     /// Our real group id. The corresponding C function is `getgid`.
     public static var gid: gid_t { getgid() }
 

@@ -38,6 +38,16 @@ extension Files {
             type: fileType(mode: st.st_mode), owner: st.st_uid, group: st.st_gid, permissions: UInt32(st.st_mode & 0o7777))
     }
 
+    /// The status of an open descriptor (the file actually read, whatever its path names by now).
+    /// The corresponding C function is `fstat`.
+    /// - Throws: `Errno`.
+    public static func status(ofOpen fd: CInt) throws(Errno) -> FileStatus {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Errno.current }
+        return FileStatus(
+            type: fileType(mode: st.st_mode), owner: st.st_uid, group: st.st_gid, permissions: UInt32(st.st_mode & 0o7777))
+    }
+
     /// Whether this process (its real uid and gids, as `access(2)` checks) may access `path` so.
     /// The corresponding C function is `access`.
     public static func mayAccess(_ path: String, _ kind: FileAccess) -> Bool {

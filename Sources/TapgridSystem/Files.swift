@@ -14,10 +14,25 @@ public enum Files {
     /// - Throws: `SystemError` like `cannot read /etc/x.json: No such file or directory (errno 2)`
     ///   or `cannot read /x: file is larger than the 1048576-byte limit` (errno `EFBIG`).
     public static func readFile(_ path: String, maxBytes: Int) throws(SystemError) -> [UInt8] {
+        try readFile(path, maxBytes: maxBytes, vet: nil)
+    }
+
+    /// Reads a whole file like `readFile(_:maxBytes:)`, first showing `vet` the status of the
+    /// descriptor opened (`fstat`), so a check of owner and mode applies to the very file read,
+    /// not to whatever the path names a moment later. The file is opened `O_NONBLOCK`: a FIFO
+    /// put where a config was expected would otherwise block the reader until someone writes.
+    /// - Parameter vet: returns why the file must not be read (the error's detail), or nil.
+    /// - Throws: `SystemError` (`EPERM` with `vet`'s text as detail when it refuses).
+    public static func readFile(_ path: String, maxBytes: Int, vet: ((FileStatus) -> String?)?) throws(SystemError) -> [UInt8] {
         let fd: OwnedFD
         do throws(Errno) {
-            fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC) })
+            fd = OwnedFD(taking: try retryingEINTR { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) })
         } catch { throw error.with("read", path) }
+        if let vet {
+            let status: FileStatus
+            do throws(Errno) { status = try Files.status(ofOpen: fd.rawValue) } catch { throw error.with("stat", path) }
+            if let refusal = vet(status) { throw SystemError(Errno(EPERM), operation: "read", path: path, detail: refusal) }
+        }
         var bytes: [UInt8] = []
         while true {
             let outcome: FD.IOResult
@@ -53,6 +68,14 @@ public enum Files {
         do throws(Errno) {
             return OwnedFD(taking: try retryingEINTR { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode) })
         } catch { throw error.with("open", path) }
+    }
+
+    /// A descriptor kept in reserve (`/dev/null`, read-only, close-on-exec): closed when the
+    /// process runs out of descriptors, so one more can be opened (to refuse a client cleanly),
+    /// then taken again. The corresponding C function is `open`.
+    /// - Returns: the descriptor, or -1 when none is free.
+    public static func openReserveDescriptor() -> CInt {
+        (try? retryingEINTR { open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
     }
 
     /// The type of the entry at `path` without following a final symlink.
@@ -121,6 +144,47 @@ public enum Files {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
         return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Which file `path` names now, following symlinks (a log path may be a symlink to the file).
+    /// The corresponding C function is `stat`.
+    /// - Returns: nil when nothing is there (deleted, or renamed away and not yet re-created).
+    public static func identity(following path: String) -> FileIdentity? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Which file an open descriptor refers to, whatever it is called now (or if it was deleted).
+    /// The corresponding C function is `fstat`.
+    public static func identity(ofOpen fd: CInt) -> FileIdentity? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// Whether the file at `path` is empty or ends in `byte` (the event log: does it end in a whole
+    /// line?). Opened read-only on its own, since the log's descriptor is write-only.
+    /// The corresponding C functions are `open`, `fstat`, `pread` and `close`.
+    /// - Returns: true as well when it is missing or cannot be told (the caller changes nothing).
+    public static func isEmptyOrEnds(_ path: String, with byte: UInt8) -> Bool {
+        guard let fd = try? retryingEINTR({ open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }) else { return true }
+        defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0 else { return true }
+        var last: UInt8 = 0
+        guard pread(fd, &last, 1, st.st_size - 1) == 1 else { return true }
+        return last == byte
+    }
+
+    /// Cuts the last `count` bytes off the open file `fd` (the part of a record that a failed
+    /// append left behind). The corresponding C functions are `fstat` and `ftruncate`.
+    /// - Throws: `Errno` from either call.
+    public static func truncateTail(_ fd: CInt, removing count: Int) throws(Errno) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Errno.current }
+        let size = max(0, Int64(st.st_size) - Int64(count))
+        _ = try retryingEINTR { ftruncate(fd, off_t(size)) }
     }
 
     /// Removes `path`. The corresponding C function is `unlink`.

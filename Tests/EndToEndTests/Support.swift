@@ -115,9 +115,10 @@ final class DaemonProcess {
     ///   - socketName: the socket file the daemon is expected to listen on, in its folder.
     ///   - shellPrefix: shell commands run before the daemon is exec'ed from `/bin/sh` (limits,
     ///     signal dispositions it inherits); nil runs it directly.
+    ///   - umask: the daemon's umask (the test's own when nil); files of the test are written first.
     init(
         config: String = standardConfig(), arguments: [String] = [], environment: [String: String] = [:],
-        socketName: String = "d.sock", shellPrefix: String? = nil
+        socketName: String = "d.sock", shellPrefix: String? = nil, umask daemonUmask: mode_t? = nil
     ) throws {
         dir = try makeTempDir()
         configPath = dir + "/tapgrid.json"
@@ -141,7 +142,9 @@ final class DaemonProcess {
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        let testUmask = daemonUmask.map { umask($0) }
         try process.run()
+        if let testUmask { umask(testUmask) }
         // Ready when the socket accepts a connection.
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

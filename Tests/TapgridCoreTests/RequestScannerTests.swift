@@ -179,6 +179,28 @@ struct RequestScannerTests {
         #expect(failure.message.hasPrefix("invalid UTF-8 at column "))
     }
 
+    /// Found by the `request` fuzz target (its input is kept in
+    /// Fuzz/corpus/request/regression-overflow-in-unknown-key): a number overflowing to infinity
+    /// under an unknown key (or in `id`) was accepted, though the JSON parser refuses it.
+    @Test func overflowingNumberAnywhereIsAParseError() {
+        #expect(scan(#"{"op": "move", "x;;;;;;;;;;;;;y": 2e1010}"#).failure == RequestFailure(.parseError("number out of range at column 35")))
+        #expect(scan(#"{"x": 1, "y": 2, "id": -1e400}"#).failure?.code == "parse_error")
+        #expect(scan(#"{"x": 1, "y": 2, "id": [1e309]}"#).failure?.code == "parse_error")
+        #expect(scan(#"{"x": 1, "y": 2, "id": 1e308, "other": 123456789012345678901234567890}"#).isSuccess)
+        #expect(scan(#"{"x": 1e999, "y": 2}"#).failure == RequestFailure(.badRequest(#""x" must be a finite number"#)))
+    }
+
+    /// Also from the `request` fuzz target (Fuzz/corpus/request/regression-nested-duplicate-key):
+    /// the scanner refuses a key given twice at the top level, but does not look for duplicates
+    /// inside a value it ignores or echoes (that would cost allocations on every request); the
+    /// JSON parser refuses both. A choice, pinned here and written in the README.
+    @Test func duplicateKeysAreRefusedAtTheTopLevelOnly() {
+        #expect(scan(#"{"x": 1, "y": 2, "x": 3}"#).failure?.code == "bad_request")
+        #expect(scan(#"{"x": 1, "y": 2, "other": {"a": 1, "a": 2}}"#).isSuccess)
+        #expect(scan(#"{"x": 1, "y": 2, "id": {"a": 1, "a": 2}}"#).isSuccess)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(#"{"x": 1, "y": 2, "id": {"a": 1, "a": 2}}"#, lenient: false) }
+    }
+
     @Test func nestingLimitMatchesTheParser() {
         let ok = "{\"id\": " + String(repeating: "[", count: 511) + String(repeating: "]", count: 511) + "}"
         #expect(throws: Never.self) { try JSONParser.parse(ok, lenient: false) }

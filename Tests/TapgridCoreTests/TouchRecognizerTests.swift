@@ -37,10 +37,13 @@ import Testing
         var fired: [String] = []
 
         init() throws { engine = try TouchRecognizerTests.engine() }
+        init(config: String) throws { engine = try TouchRecognizerTests.engine(config) }
 
-        mutating func event(_ phase: TouchPhase, _ ms: UInt64, x: Double? = nil, y: Double? = nil, slot: Int = 0, stream: Int = 1) {
+        mutating func event(
+            _ phase: TouchPhase, _ ms: UInt64, x: Double? = nil, y: Double? = nil, slot: Int = 0, stream: Int = 1, layout: Int? = nil
+        ) {
             var taps: [ClassedTap] = []
-            _ = try? engine.touch(phase, key: ContactKey(stream: stream, slot: slot), x: x, y: y, layout: nil,
+            _ = try? engine.touch(phase, key: ContactKey(stream: stream, slot: slot), x: x, y: y, layout: layout,
                                   now: ms * 1_000_000, into: &taps)
             record(taps, ms)
         }
@@ -59,6 +62,30 @@ import Testing
                 fired.append("\(ms) \(d.tapClass.name) \(grid) \(handler) \(d.outcome.name)")
             }
         }
+    }
+
+    /// From the `touch` fuzz target (Fuzz/corpus/touch/regression-one-slot-two-waits), which
+    /// first took it for a double firing: one slot taps a double-tap grid on a layout it names,
+    /// then one on the current layout; each tap waits on its own grid and fires once, as a tap,
+    /// when its window ends.
+    @Test func oneSlotsTapsWaitingOnTwoLayoutsFireOnceEach() throws {
+        var s = try Script(config: #"""
+            {"layouts": {
+               "pad": {"width": 100, "height": 100, "doubleTapMs": 30, "grid": {"cols": [
+                  {"size": "20%", "tag": 1}, {"size": "20%", "tag": 2}, {"size": "20%", "tag": 3},
+                  {"size": "20%", "tag": 4}, {"size": "20%", "tag": 5}]}},
+               "other": {"width": 100, "height": 100, "doubleTapMs": 20, "grid": {"cols": [{"tag": 9}, {"tag": 4}, {"tag": 6}]}}},
+             "initialLayout": "pad", "handlers": {"audit": {"type": "log"}, "zoom": {"type": "log"}},
+             "routes": [{"tags": [4], "handler": "zoom", "on": ["tap", "double"]}, {"handler": "audit"}]}
+            """#)
+        let other = try #require(s.engine.layoutIndex(for: "other"))
+        s.event(.down, 0, x: 60, y: 10, layout: other)
+        s.event(.up, 4)
+        s.event(.down, 8, x: 60, y: 10)
+        s.event(.up, 12)
+        #expect(s.fired.isEmpty)
+        s.advance(200)
+        #expect(s.fired == ["200 tap 1 zoom dispatched", "200 tap 3 zoom dispatched"])
     }
 
     @Test func aQuickReleaseIsATapAtOnce() throws {

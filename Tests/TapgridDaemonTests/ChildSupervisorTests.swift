@@ -34,10 +34,12 @@ final class ChildHarness {
     @discardableResult
     func run(seconds: Double = 10, until done: () -> Bool) throws -> Bool {
         let end = Clock.monotonicNanos() + UInt64(seconds * 1e9)
-        // A tick every 50 ms, so the loop looks at the time even when nothing happens.
-        func tick() { loop.schedule(.shutdown, at: Clock.monotonicNanos() + 50_000_000) }
-        loop.onDeadline(.shutdown) { tick() }
-        tick()
+        // A tick every 50 ms, so the loop looks at the time even when nothing happens. The action
+        // holds the loop unowned: capturing the harness would make a cycle (harness -> loop ->
+        // action -> harness) that LeakSanitizer (`make asan`) reported for every harness.
+        let loop = self.loop
+        loop.onDeadline(.shutdown) { [unowned loop] in loop.schedule(.shutdown, at: Clock.monotonicNanos() + 50_000_000) }
+        loop.schedule(.shutdown, at: Clock.monotonicNanos() + 50_000_000)
         try loop.run { done() || Clock.monotonicNanos() >= end }
         loop.schedule(.shutdown, at: nil)
         return done()
@@ -497,5 +499,46 @@ func openFDCount() -> Int { ((try? FileManager.default.contentsOfDirectory(atPat
         }
         #expect(zombies.isEmpty)
         #expect(ours.allSatisfy { procStat($0)?.ppid != me })
+    }
+}
+
+/// The `url` handler's policy with its exact reasons: schemes that are never opened (even when
+/// a config lists them), and URLs an opener would have to guess at (no host, a bad port,
+/// control characters). Before, `https://` with no host went to the browser.
+@Suite struct URLPolicyTests {
+    func reason(_ url: String, schemes: [String] = ["http", "https"]) -> String? {
+        guard case .denied(let why) = ChildCommand.urlCommand(command: ["/bin/true"], schemes: schemes, actionData: .string(url)) else {
+            return nil
+        }
+        return why
+    }
+
+    @Test func dangerousSchemesAreDeniedEvenWhenConfigured() {
+        let all = ["http", "https", "javascript", "data", "file", "vbscript"]
+        #expect(reason("javascript:alert(1)", schemes: all) == #"URL scheme "javascript" is never opened: it runs script code in the browser"#)
+        #expect(reason("JavaScript:alert(1)") == #"URL scheme "javascript" is never opened: it runs script code in the browser"#)
+        #expect(reason("data:text/html,<script>x</script>", schemes: all) == #"URL scheme "data" is never opened: it carries its own content instead of naming a location"#)
+        #expect(reason("file:///etc/shadow", schemes: all) == #"URL scheme "file" is never opened: it opens files on this machine"#)
+        #expect(reason("vbscript:x", schemes: all) == #"URL scheme "vbscript" is never opened: it runs script code in the browser"#)
+    }
+
+    @Test func malformedURLsAreDenied() {
+        #expect(reason("https://") == #"URL "https://" has no host (expected https://HOST/...)"#)
+        #expect(reason("https:///path") == #"URL "https:///path" has no host (expected https://HOST/...)"#)
+        #expect(reason("https:example.org") == #"URL "https:example.org" has no host (expected https://HOST/...)"#)
+        #expect(reason("http://user@/x") == #"URL "http://user@/x" has no host (expected http://HOST/...)"#)
+        #expect(reason("http://:80/") == #"URL "http://:80/" has no host (expected http://HOST/...)"#)
+        #expect(reason("http://[]/") == #"URL "http://[]/" has no host (expected http://HOST/...)"#)
+        #expect(reason("http://[::1/") == #"URL "http://[::1/" has an unterminated IPv6 host"#)
+        #expect(reason("http://x:99999/") == #"URL "http://x:99999/" has an invalid port (expected a number from 0 to 65535)"#)
+        #expect(reason("http://x:8a/") == #"URL "http://x:8a/" has an invalid port (expected a number from 0 to 65535)"#)
+        #expect(reason("https://x/\u{1B}[2J") == #"URL "https://x/\u001b[2J" contains a control character"#)
+        #expect(reason("https://x/\n") == #"URL "https://x/\n" contains a control character"#)
+    }
+
+    @Test func wellFormedURLsRun() {
+        for url in ["https://example.org", "http://x", "https://u:p@example.org:8443/a?b#c", "http://[::1]:8080/", "http://x:/", "HTTPS://EXAMPLE.ORG/"] {
+            #expect(ChildCommand.urlCommand(command: ["/bin/true"], schemes: ["http", "https"], actionData: .string(url)) == .run(["/bin/true", url]), "\(url)")
+        }
     }
 }

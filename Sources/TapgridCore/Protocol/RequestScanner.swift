@@ -263,7 +263,14 @@ private struct LineScanner {
             case JSONLex.quote:
                 i = try JSONLex.scanString(b, i).end
             case JSONLex.minus, 0x30...0x39:
-                i = try JSONLex.scanNumber(b, i).end
+                let literal = try JSONLex.scanNumber(b, i)
+                // As the JSON parser does: a number that overflows to infinity is refused even
+                // where it is ignored or echoed (an unknown key, `id`). Only a literal of 5 bytes
+                // or more ("1e309") can overflow, so short numbers cost no conversion.
+                if literal.end - i >= 5 && !JSONLex.doubleValue(literal, in: b).isFinite {
+                    throw JSONLexError(offset: i, message: "number out of range")
+                }
+                i = literal.end
             case 0x74: try literal("true")
             case 0x66: try literal("false")
             case 0x6E: try literal("null")

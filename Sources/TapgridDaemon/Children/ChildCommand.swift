@@ -41,11 +41,64 @@ enum ChildCommand {
             return .denied("actionData \(jsonEscaped(url)) is not a URL with a valid scheme")
         }
         let lowered = scheme.lowercased()
+        if let why = neverOpened[lowered] { return .denied("URL scheme \"\(lowered)\" is never opened: \(why)") }
         guard schemes.contains(where: { $0.lowercased() == lowered }) else {
             return .denied("URL scheme \"\(lowered)\" is not allowed (allowed: \(schemes.joined(separator: ", ")))")
         }
+        if let problem = urlProblem(url, scheme: lowered) { return .denied("URL \(jsonEscaped(url)) \(problem)") }
         guard !command.isEmpty, !command[0].isEmpty else { return .failed("url handler has an empty command") }
         return .run(command + [url])
+    }
+
+    /// Schemes denied even when a config lists them in `schemes`: what they open is not a place
+    /// on a server but code or content chosen by whoever wrote the actionData, run with the
+    /// opener's rights on this machine.
+    static let neverOpened: [String: String] = [
+        "javascript": "it runs script code in the browser",
+        "vbscript": "it runs script code in the browser",
+        "data": "it carries its own content instead of naming a location",
+        "file": "it opens files on this machine",
+    ]
+
+    /// Schemes whose URLs name a server (WHATWG's "special" schemes but `file`): they need
+    /// `//` and a host, which the opener would otherwise guess at (`https://` opened a browser
+    /// on nothing).
+    static let needsHost: Set<String> = ["http", "https", "ws", "wss", "ftp"]
+
+    /// Why `url` cannot be opened, or nil: control characters (a terminal or a log would show
+    /// something else than what runs), and for `needsHost` schemes a missing host or a port that
+    /// is not a number up to 65535.
+    static func urlProblem(_ url: String, scheme: String) -> String? {
+        if url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "contains a control character" }
+        guard needsHost.contains(scheme) else { return nil }
+        let rest = url.utf8.dropFirst(scheme.utf8.count + 1)
+        guard rest.starts(with: "//".utf8) else { return "has no host (expected \(scheme)://HOST/...)" }
+        let afterSlashes = rest.dropFirst(2)
+        let authority = afterSlashes.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "\\") }
+        var hostAndPort = authority[...]
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { hostAndPort = authority[authority.index(after: at)...] }
+        var host = hostAndPort, port: Substring.UTF8View.SubSequence? = nil
+        if hostAndPort.first == UInt8(ascii: "[") {
+            guard let close = hostAndPort.firstIndex(of: UInt8(ascii: "]")) else { return "has an unterminated IPv6 host" }
+            host = hostAndPort[...close]
+            let tail = hostAndPort[hostAndPort.index(after: close)...]
+            if let first = tail.first {
+                guard first == UInt8(ascii: ":") else { return "has characters after its IPv6 host" }
+                port = tail.dropFirst()
+            }
+            if host.count <= 2 { return "has no host (expected \(scheme)://HOST/...)" }
+        } else if let colon = hostAndPort.firstIndex(of: UInt8(ascii: ":")) {
+            host = hostAndPort[..<colon]
+            port = hostAndPort[hostAndPort.index(after: colon)...]
+        }
+        if host.isEmpty { return "has no host (expected \(scheme)://HOST/...)" }
+        if let port, !port.isEmpty {
+            guard port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                  let number = Int(String(decoding: port, as: UTF8.self)), number <= 65535 else {
+                return "has an invalid port (expected a number from 0 to 65535)"
+            }
+        }
+        return nil
     }
 
     /// The scheme of `url` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`, before the

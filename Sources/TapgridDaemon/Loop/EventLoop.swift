@@ -31,6 +31,9 @@ enum Deadline: Int, CaseIterable {
     case status
     /// The tap-class recognizer's next timer (long press, hold repeat, double-tap window).
     case touch
+    /// The next look at whether the event log's path still names the open file (rotation
+    /// without SIGUSR1).
+    case eventLogCheck
 }
 
 /// Receives the events of the descriptors it registered.

@@ -106,6 +106,7 @@ final class EventLog {
         Files.makeParentDirectories(of: path)
         do throws(SystemError) {
             fd = try Files.openForAppending(path).release()
+            endTornLine()
             if !ok { log.info("event log writable again: \(path)") }
             ok = true
             lastError = nil
@@ -114,11 +115,48 @@ final class EventLog {
         }
     }
 
+    /// Ends a torn last line left by a crash or power loss mid-write with a `\n` of its own, so
+    /// the next record starts on a line of its own: the torn line stays the one line readers
+    /// report as unreadable, instead of swallowing the first record of this run.
+    private func endTornLine() {
+        guard let path, !Files.isEmptyOrEnds(path, with: 0x0A) else { return }
+        do throws(Errno) { try FD.writeAll(fd, [0x0A] as [UInt8]) } catch { return }
+        log.warning("event log \(path): the last line was torn (a crash while writing?); it stays, unreadable, and records go on after it")
+    }
+
     private func fail(_ message: String) {
         if ok || lastError != message { log.error("event log: \(message)") }
         ok = false
         lastError = message
     }
+
+    /// Removes the first `written` bytes of a record whose write failed (a full disk takes part of
+    /// a record and refuses the rest), so the file still ends in a whole record and the next one,
+    /// once there is space, starts on a line of its own. If even that fails, the file is closed
+    /// and re-opened later, and the torn line is the one a reader reports as unreadable.
+    private func takeBack(_ written: Int) {
+        guard written > 0 else { return }
+        do throws(Errno) { try Files.truncateTail(fd, removing: written) } catch {
+            log.error("event log: cannot remove the \(written) bytes of a failed record: \(error)")
+            closeFile()
+        }
+    }
+
+    /// Re-opens the file when the path no longer names the file that is open: a rotator renamed or
+    /// deleted it without sending SIGUSR1. Called by the daemon every `movedCheckNanos` (one
+    /// `stat` and one `fstat`), so records reach a new file at the configured path within that
+    /// time; those written meanwhile are in the renamed file.
+    func reopenIfMoved() {
+        guard let path, fd >= 0 else { return }
+        guard Files.identity(following: path) != Files.identity(ofOpen: fd) else { return }
+        closeFile()
+        openFile()
+        if fd >= 0 { log.info("event log \(path) was moved or deleted; writing to a new file there") }
+    }
+
+    /// How often the daemon checks that the path still names the open file (README: a rotated
+    /// or deleted log is replaced within 5 s).
+    static let movedCheckNanos: UInt64 = 1_000_000_000
 
     /// Starts a record with its time and run id after the staged ones; the caller appends the
     /// rest (ending in `}\n`) to the buffer returned, then calls `stage` or `commit`.
@@ -205,9 +243,11 @@ final class EventLog {
                 failure = error.description
             }
             if let failure {
-                fail("cannot write " + path + ": " + failure)
                 var whole = 0
                 while whole < count && ends[whole] <= written { whole += 1 }
+                // The file must end in a whole record: take back the part of the one cut short.
+                takeBack(written - (whole > 0 ? ends[whole - 1] : 0))
+                fail("cannot write " + path + ": " + failure)
                 return whole
             }
         }

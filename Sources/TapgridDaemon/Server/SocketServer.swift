@@ -88,7 +88,10 @@ final class SocketServer: LoopHandler {
         try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
     }
 
-    deinit { readBuffer.deallocate() }
+    deinit {
+        readBuffer.deallocate()
+        if reserveFD >= 0 { FD.close(reserveFD) }
+    }
 
     private static let listenerToken: UInt64 = 0x00FF_FFFF_FFFF_FFFF
 
@@ -136,9 +139,13 @@ final class SocketServer: LoopHandler {
                 accepted = try UnixSocket.accept(listenerFD)
             } catch {
                 if error == Errno.noFileDescriptors || error == Errno.systemFileTableFull {
-                    // Out of descriptors: the listener stays readable, so stop watching it for a
+                    if !outOfDescriptors {
+                        log.warning("accept: \(error); refusing new clients with too_many_clients until descriptors are free")
+                        outOfDescriptors = true
+                    }
+                    if refuseOneWithReserve() { continue }
+                    // No reserve to spend: the listener stays readable, so stop watching it for a
                     // moment instead of spinning; queued connections wait in the backlog.
-                    log.warning("accept: \(error); pausing accepts for 100 ms")
                     loop.unregister(listenerFD)
                     acceptPaused = true
                     loop.schedule(.acceptBackoff, at: Clock.monotonicNanos() + 100_000_000)
@@ -148,8 +155,33 @@ final class SocketServer: LoopHandler {
                 return
             }
             guard let connection = accepted else { return }
+            if outOfDescriptors {
+                outOfDescriptors = false
+                log.info("descriptors are free again: accepting clients")
+            }
             admit(connection.release())
         }
+    }
+
+    /// Out of descriptors since the last accept that worked (the warning is logged once per episode).
+    private var outOfDescriptors = false
+    /// A descriptor held back for when the others run out (`EMFILE`): spent to accept one
+    /// waiting client and tell it `too_many_clients`, then taken again. Without it, clients past
+    /// the limit would hang in the backlog with no answer.
+    private var reserveFD = Files.openReserveDescriptor()
+
+    /// Accepts one waiting client on the reserve descriptor and refuses it.
+    /// - Returns: false when there is no reserve or nothing waits (the caller pauses accepting).
+    private func refuseOneWithReserve() -> Bool {
+        guard reserveFD >= 0 else {
+            reserveFD = Files.openReserveDescriptor()
+            return false
+        }
+        FD.close(reserveFD)
+        defer { reserveFD = Files.openReserveDescriptor() }
+        guard let accepted = try? UnixSocket.accept(listenerFD) else { return false }
+        refuse(accepted.release(), .tooManyClients, "the daemon is out of file descriptors (RLIMIT_NOFILE); try again later")
+        return true
     }
 
     private func resumeAccepting() {

@@ -1,0 +1,232 @@
+// libFuzzer targets for TapgridCore. Compiled together with Sources/TapgridCore/**/*.swift as one
+// module named TapgridCore (see Fuzz/README.md and `make fuzz`), so they reach internal state
+// (the recognizer's contacts and double-tap waits) without widening the module's API.
+// One binary holds every target; TAPGRID_FUZZ_TARGET picks one: config, request, touch, eventlog.
+
+import Glibc
+
+/// A trace line on stderr, unbuffered, so it is there when a check then aborts.
+func trace(_ line: String) { fputs(line + "\n", stderr) }
+
+/// Stops the run with a message libFuzzer records as a crash, with the input that caused it.
+func violated(_ message: @autoclosure () -> String) -> Never {
+    fatalError("invariant violated: " + message())
+}
+
+/// Which target this process runs, read once.
+let fuzzTarget: String = {
+    guard let raw = getenvString("TAPGRID_FUZZ_TARGET") else { violated("set TAPGRID_FUZZ_TARGET to config, request, touch or eventlog") }
+    return raw
+}()
+
+func getenvString(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    switch fuzzTarget {
+    case "config": fuzzConfig(bytes)
+    case "request": fuzzRequest(bytes)
+    case "touch": fuzzTouch(bytes)
+    case "eventlog": fuzzEventLog(bytes)
+    default: violated("unknown TAPGRID_FUZZ_TARGET \(fuzzTarget)")
+    }
+    return 0
+}
+
+// MARK: - config: the grid dictionary and config loader (lenient JSON in, a Config or diagnostics out)
+
+/// A layout file the config may name as `"grid": "g.json"`: the input itself, so grids read
+/// from files take the same path as inline ones.
+func fuzzConfig(_ bytes: [UInt8]) {
+    guard let document = try? JSONParser.parse(bytes, lenient: true, maxDepth: 2 * GridParser.maxDepth + 16) else { return }
+    var parser = ConfigParser(file: "fuzz.json", directory: "/fuzz") { path in
+        if path.hasSuffix("/g.json") {
+            if let value = try? JSONParser.parse(bytes, lenient: true, maxDepth: 2 * GridParser.maxDepth + 16) { return .success(value) }
+        }
+        return .failure(Diagnostic(.error, "no \(path)"))
+    }
+    let (config, diagnostics) = parser.parse(document)
+    if config != nil && diagnostics.hasErrors { violated("a config with errors was returned") }
+    guard let config, diagnostics.errors.isEmpty else { return }
+    // A loaded config must be usable: hit-test and route across each layout, edges included.
+    var engine = TapEngine(config: config, generation: 1)
+    for (index, layout) in config.layouts.enumerated() {
+        let w = layout.frame.width, h = layout.frame.height
+        for (fx, fy) in [(0.0, 0.0), (0.5, 0.5), (0.999, 0.001), (1.0, 1.0), (-0.1, 0.3)] {
+            var decision = engine.tap(layout: index, x: w * fx, y: h * fy, explicitLayout: true, now: 1)
+            engine.settle(&decision, outcome: decision.outcome, reason: nil, now: 1)
+            _ = engine.info(of: decision)
+        }
+    }
+}
+
+// MARK: - request: the request line scanner against the JSON parser
+
+/// The scanner is strict JSON plus the request's own checks: whatever it accepts, the strict
+/// JSON parser must accept too (it never reads something that is not JSON as a request).
+func fuzzRequest(_ bytes: [UInt8]) {
+    let scanned = RequestScanner.scan(bytes)
+    if case .success = scanned {
+        do { _ = try JSONParser.parse(bytes, lenient: false) } catch {
+            // By design the scanner looks for duplicate keys at the top level only: inside an
+            // ignored value or an `id` (echoed as sent) finding them would cost allocations on
+            // every request (README, "Socket protocol"; RequestScannerTests pins both cases).
+            if error.message.hasPrefix("duplicate key") { return }
+            violated("the scanner accepted a line the JSON parser refuses: \(error)")
+        }
+    }
+    if case .failure(let failure) = scanned, let id = failure.id {
+        guard id.lowerBound >= 0, id.upperBound <= bytes.count else { violated("id range \(id) outside the line") }
+    }
+}
+
+// MARK: - eventlog: the reader replay uses
+
+func fuzzEventLog(_ bytes: [UInt8]) {
+    for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        _ = EventRecord.read(line)
+    }
+}
+
+// MARK: - touch: the tap-class recognizer under random contact sequences
+
+/// Two layouts as in TouchRecognizerTests: grids that tap, long-press, hold, double-tap and
+/// page (a long press that switches layout, which ends every contact in flight).
+let touchConfig: Config = {
+    let text = #"""
+    {"layouts": {
+       "pad": {"width": 100, "height": 100, "longPressMs": 40, "repeatMs": 15, "doubleTapMs": 30, "slop": 5,
+          "grid": {"cols": [
+          {"size": "20%", "tag": 1}, {"size": "20%", "tag": 2}, {"size": "20%", "tag": 3},
+          {"size": "20%", "tag": 4}, {"size": "20%", "tag": 5, "action-data": "other"}]}},
+       "other": {"width": 100, "height": 100, "longPressMs": 30, "doubleTapMs": 20, "debounceMs": 10, "grid": {"cols": [
+          {"tag": 9}, {"tag": 4}, {"tag": 6, "action-data": "pad"}]}}},
+     "initialLayout": "pad",
+     "handlers": {"audit": {"type": "log"}, "menu": {"type": "log"}, "volume": {"type": "log"},
+                  "zoom": {"type": "log"}, "pages": {"type": "layout"}},
+     "routes": [{"tags": [2], "handler": "menu", "on": "long"}, {"tags": [3], "handler": "volume", "on": ["hold"]},
+                {"tags": [4], "handler": "zoom", "on": ["tap", "double"]}, {"tags": [5], "handler": "pages", "on": "long"},
+                {"tags": [6], "handler": "pages"}, {"handler": "audit"}]}
+    """#
+    let document = try! JSONParser.parse(text, lenient: true)
+    var parser = ConfigParser(file: "touch.json", directory: "/fuzz") { path in .failure(Diagnostic(.error, "no \(path)")) }
+    guard let config = parser.parse(document).config else { violated("the touch fuzz config does not load") }
+    return config
+}()
+
+/// Reads the input four bytes per event: phase and slot, milliseconds since the last event,
+/// x and y (0...127, so some presses miss and some moves leave the slop).
+///
+/// Invariants, per contact (one `down` to its `up`/`cancel`, or until the engine ends it):
+/// - at most one of `tap`, `double`, `long` fires for it, and no `hold` with any of them;
+/// - `long` and `hold` fire only while it is down (never after its `cancel` or `up`);
+/// - a `tap` fired by a timer is the single tap of a contact that lifted on a double-tap grid
+///   and waited (its wait is gone afterwards), never a cancelled contact's;
+/// - `down`, `move` and `cancel` complete nothing; an `up` completes at most one tap.
+/// TAPGRID_FUZZ_TRACE=1 prints each event and what fired (run the binary on one input file).
+let traceTouch = getenvString("TAPGRID_FUZZ_TRACE") != nil
+
+func fuzzTouch(_ bytes: [UInt8]) {
+    var engine = TapEngine(config: touchConfig, generation: 1)
+    var now: UInt64 = 1_000_000_000
+    var nextInstance = 0
+    var downInstance: [ContactKey: Int] = [:]
+    var fired: [Int: [TapClass]] = [:]
+    var waitOwner: [DoubleKey: Int] = [:]
+    var taps: [ClassedTap] = []
+
+    func record(_ instance: Int, _ tapClass: TapClass) {
+        let before = fired[instance, default: []]
+        switch tapClass {
+        case .hold:
+            if before.contains(where: { $0 != .hold }) { violated("hold after \(before) on contact \(instance)") }
+        case .tap, .double, .long:
+            if !before.isEmpty { violated("\(tapClass) after \(before) on contact \(instance)") }
+        }
+        fired[instance, default: []].append(tapClass)
+    }
+
+    var offset = 0
+    while offset + 4 <= bytes.count {
+        let op = bytes[offset], dt = bytes[offset + 1], bx = bytes[offset + 2], by = bytes[offset + 3]
+        offset += 4
+        now += UInt64(dt) * 1_000_000 / 2
+        let key = ContactKey(stream: Int(op >> 5 & 1), slot: Int(op >> 2 & 3))
+        let x = Double(bx & 0x7F), y = Double(by & 0x7F)
+
+        // Timers first, on their own, so their taps are told apart from the event's.
+        let waitsBefore = engine.doubleWaits
+        taps.removeAll()
+        engine.advanceTouch(to: now, into: &taps)
+        for tap in taps {
+            let tapClass = tap.decision.tapClass
+            switch tapClass {
+            case .long, .hold:
+                guard let instance = downInstance[tap.key] else {
+                    violated("\(tapClass) fired for slot \(tap.key) that is not down")
+                }
+                record(instance, tapClass)
+            case .tap:
+                // The wait of that very grid (one slot may have taps waiting on several grids and
+                // layouts at once: found by this target, see Fuzz/corpus/touch/regression-*).
+                guard let grid = tap.decision.target?.grid else { violated("a timer tap on no grid") }
+                let waitKey = DoubleKey(layout: tap.decision.layout, grid: grid)
+                guard waitsBefore[waitKey]?.key == tap.key, engine.doubleWaits[waitKey] == nil,
+                    let owner = waitOwner.removeValue(forKey: waitKey)
+                else { violated("a timer tap for \(tap.key) that no double-tap wait explains") }
+                record(owner, .tap)
+            case .double:
+                violated("a double fired by a timer")
+            }
+        }
+        for waitKey in waitOwner.keys where engine.doubleWaits[waitKey] == nil { waitOwner[waitKey] = nil }
+        // Contacts the engine ended itself (a layout switch) are over.
+        for (k, _) in downInstance where !engine.isDown(k) { downInstance[k] = nil }
+
+        let phase = TouchPhase(rawValue: Int(op & 3))!
+        let layout: Int? = op & 0x80 != 0 ? Int(op >> 6 & 1) : nil
+        if traceTouch {
+            trace("t=\((now - 1_000_000_000) / 1_000_000) ms timers fired \(taps.map { "\($0.decision.tapClass) \($0.key)" }); next: \(phase) \(key) (\(x), \(y)) layout \(layout.map(String.init) ?? "current") waits \(engine.doubleWaits.map { "\($0.key) by \($0.value.key)" })")
+        }
+        let waitKeysBefore = Set(engine.doubleWaits.keys)
+        let instanceBefore = downInstance[key]
+        taps.removeAll()
+        let completed: Int
+        do {
+            completed = try engine.touch(
+                phase, key: key, x: phase == .up && bx & 0x80 != 0 ? nil : x, y: y, layout: layout, now: now, into: &taps)
+        } catch {
+            if case .slotAlreadyDown = error, !engine.isDown(key) { violated("slotAlreadyDown for a slot that is up") }
+            continue
+        }
+        if traceTouch { trace("   event fired \(taps.map { "\($0.decision.tapClass) \($0.key) \($0.decision.outcome)" })") }
+        if completed != taps.count { violated("the event's own call fired \(taps.count) taps, completed \(completed)") }
+        switch phase {
+        case .down:
+            nextInstance += 1
+            downInstance[key] = nextInstance
+            if !taps.isEmpty { violated("down completed a tap") }
+        case .move, .cancel:
+            if !taps.isEmpty { violated("\(phase) completed a tap") }
+            if phase == .cancel { downInstance[key] = nil }
+        case .up:
+            downInstance[key] = nil
+            if taps.count > 1 { violated("an up completed \(taps.count) taps") }
+            guard let instance = instanceBefore else {
+                if !taps.isEmpty { violated("an up of a slot that is not down completed a tap") }
+                break
+            }
+            for tap in taps {
+                if tap.decision.tapClass == .long || tap.decision.tapClass == .hold { violated("an up completed a \(tap.decision.tapClass)") }
+                record(instance, tap.decision.tapClass)
+            }
+            for waitKey in Set(engine.doubleWaits.keys).subtracting(waitKeysBefore) {
+                if !taps.isEmpty { violated("an up both completed a tap and started a double-tap wait") }
+                waitOwner[waitKey] = instance
+            }
+        }
+        for waitKey in waitOwner.keys where engine.doubleWaits[waitKey] == nil { waitOwner[waitKey] = nil }
+        for (k, _) in downInstance where !engine.isDown(k) { downInstance[k] = nil }
+    }
+}

@@ -210,7 +210,12 @@ def disconnect(daemon, full):
     n = 2000 if full else 200
     base_fds = daemon.fds()
     for i in range(n):
-        c = Client(daemon.socket)
+        while True:
+            try:
+                c = Client(daemon.socket)
+                break
+            except BlockingIOError:
+                time.sleep(0.01)  # the listen backlog is full: the daemon has not accepted yet
         if i % 3 == 0:
             c.send(b'{"x": 50, "y"')  # half a request, then gone
         elif i % 3 == 1:

@@ -250,8 +250,15 @@ def progress(what):
         print(f"[{time.perf_counter() - _started:6.1f} s] {what}", file=sys.stderr, flush=True)
 
 
+def load_average():
+    """The 1-minute load average: how busy the shared machine was (the figures drift with it)."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
 def main():
     quick = "--quick" in sys.argv
+    loads = [load_average()]
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else (1 if quick else 5)
     seconds = 0.3 if quick else 1.5
     build()
@@ -361,7 +368,8 @@ def main():
             progress("callgrind")
             instructions = callgrind.measure(DAEMON)
 
-        print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, taps, ready, instructions)
+        loads.append(load_average())
+        print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, taps, ready, instructions, loads)
     finally:
         for server in list(servers.values()) + list(big.values()):
             server.stop()
@@ -375,7 +383,7 @@ def _write(work, name, config):
     return path
 
 
-def print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, taps, ready, instructions):
+def print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, taps, ready, instructions, loads):
     cols = ["C limit", "C + writes", "Python DIY", "tapgridd"]
 
     def fmt(v, digits):
@@ -415,7 +423,8 @@ def print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, ta
     widths = [max(len(str(r[i])) for r in rows + [headers]) for i in range(len(headers))]
     mode = "quick: " if quick else ""
     print(f"tapgridd vs a C epoll server and a Python asyncio server ({mode}medians of {rounds} interleaved "
-          f"round{'s' if rounds != 1 else ''}, {seconds:g} s per run; vs = tapgridd / other)")
+          f"round{'s' if rounds != 1 else ''}, {seconds:g} s per run; vs = tapgridd / other; {os.cpu_count()} CPUs, "
+          f"load average {loads[0]:.1f} at the start, {loads[-1]:.1f} at the end)")
     for r in [headers] + rows:
         print("  ".join(str(c).ljust(widths[i]) if i == 0 or i == len(headers) - 1 else str(c).rjust(widths[i])
                         for i, c in enumerate(r)).rstrip())

@@ -35,9 +35,9 @@ final class LogSink {
     let priorityPrefixes: Bool
     /// A line being built for `write(_:_:)` (the loop thread's only).
     private let line = ByteBuffer(capacity: 256)
-    /// Finished stderr lines held back to go out with one `write(2)` (`log` handlers' records of
-    /// one read batch: a pipelining client's taps would otherwise cost a `write` each). Any other
-    /// stderr message writes them first, so lines keep their order.
+    /// Finished stderr lines held back to go out with one `write(2)` after the replies of a loop
+    /// wakeup (`log` handlers' records: a pipelining client's taps would otherwise cost a `write`
+    /// each). Any other stderr message writes them first, so lines keep their order.
     private let held = ByteBuffer(capacity: 4096)
     private var journalFailed = false
 

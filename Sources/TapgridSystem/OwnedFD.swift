@@ -143,27 +143,6 @@ public enum FD {
         if let failure { throw failure }
     }
 
-    /// Writes all of `raw` to a blocking file descriptor like `writeAll`, and says how much of it
-    /// reached the file when a later `write` failed: a full disk often takes the first part of a
-    /// record and refuses the rest, and the event log must take that part back (`Files.truncate`)
-    /// so the file keeps ending in a whole record. The corresponding C function is `write`.
-    /// - Returns: nil when everything was written, else the error and the bytes written before it.
-    public static func writeAllReportingPartial(_ fd: CInt, _ raw: UnsafeRawBufferPointer) -> (error: Errno, written: Int)? {
-        var offset = 0
-        while offset < raw.count {
-            let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-            do throws(Errno) {
-                switch try write(fd, rest) {
-                case .transferred(let n): offset += n
-                case .wouldBlock: return (Errno(EAGAIN), offset)
-                }
-            } catch {
-                return (error, offset)
-            }
-        }
-        return nil
-    }
-
     private static func writeAll(_ fd: CInt, _ raw: UnsafeRawBufferPointer, isSocket: Bool) throws(Errno) {
         var offset = 0
         while offset < raw.count {

@@ -46,11 +46,13 @@ class ConversionError(Exception):
 
 # ---- a small YAML reader for what `libinput record` writes -----------------------------------
 
-def strip_comment(line):
-    """The line without a trailing `# comment` (a # inside quotes or brackets is kept)."""
+def top_level(text, start=0, end=None):
+    """(index, character) of `text[start:end]` outside quotes and brackets: where a `#` starts a
+    comment and a `,` separates flow-list items."""
     quote = None
     depth = 0
-    for i, ch in enumerate(line):
+    for i in range(start, len(text) if end is None else end):
+        ch = text[i]
         if quote:
             if ch == quote:
                 quote = None
@@ -60,7 +62,14 @@ def strip_comment(line):
             depth += 1
         elif ch in "]}":
             depth -= 1
-        elif ch == "#" and depth == 0 and (i == 0 or line[i - 1] in " \t"):
+        elif depth == 0:
+            yield i, ch
+
+
+def strip_comment(line):
+    """The line without a trailing `# comment` (a # inside quotes or brackets is kept)."""
+    for i, ch in top_level(line):
+        if ch == "#" and (i == 0 or line[i - 1] in " \t"):
             return line[:i].rstrip()
     return line.rstrip()
 
@@ -85,21 +94,11 @@ def scalar(text):
 
 def flow_list(text):
     """`[1, [2, 3], "a, b"]` -> a list."""
-    items, depth, quote, start = [], 0, None, 1
-    inner = text[1:-1]
-    if not inner.strip():
+    if not text[1:-1].strip():
         return []
-    for i, ch in enumerate(text[1:-1], start=1):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
+    items, start = [], 1
+    for i, ch in top_level(text, 1, len(text) - 1):
+        if ch == ",":
             items.append(scalar(text[start:i]))
             start = i + 1
     items.append(scalar(text[start:-1]))

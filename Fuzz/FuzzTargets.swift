@@ -132,19 +132,23 @@ func fuzzTouch(_ bytes: [UInt8]) {
     var now: UInt64 = 1_000_000_000
     var nextInstance = 0
     var downInstance: [ContactKey: Int] = [:]
-    var fired: [Int: [TapClass]] = [:]
+    /// Per contact: the one class other than `hold` it fired, if any, and whether it held (a
+    /// summary rather than the list: hold repeats would make a list, and scanning it, grow).
+    var fired: [Int: (single: TapClass?, held: Bool)] = [:]
     var waitOwner: [DoubleKey: Int] = [:]
     var taps: [ClassedTap] = []
 
     func record(_ instance: Int, _ tapClass: TapClass) {
-        let before = fired[instance, default: []]
+        let before = fired[instance] ?? (single: nil, held: false)
         switch tapClass {
         case .hold:
-            if before.contains(where: { $0 != .hold }) { violated("hold after \(before) on contact \(instance)") }
+            if let single = before.single { violated("hold after \(single) on contact \(instance)") }
+            fired[instance] = (single: nil, held: true)
         case .tap, .double, .long:
-            if !before.isEmpty { violated("\(tapClass) after \(before) on contact \(instance)") }
+            if let single = before.single { violated("\(tapClass) after \(single) on contact \(instance)") }
+            if before.held { violated("\(tapClass) after hold on contact \(instance)") }
+            fired[instance] = (single: tapClass, held: before.held)
         }
-        fired[instance, default: []].append(tapClass)
     }
 
     var offset = 0
@@ -189,7 +193,7 @@ func fuzzTouch(_ bytes: [UInt8]) {
         if traceTouch {
             trace("t=\((now - 1_000_000_000) / 1_000_000) ms timers fired \(taps.map { "\($0.decision.tapClass) \($0.key)" }); next: \(phase) \(key) (\(x), \(y)) layout \(layout.map(String.init) ?? "current") waits \(engine.doubleWaits.map { "\($0.key) by \($0.value.key)" })")
         }
-        let waitKeysBefore = Set(engine.doubleWaits.keys)
+        let waitKeysBefore = phase == .up ? Set(engine.doubleWaits.keys) : []
         let instanceBefore = downInstance[key]
         taps.removeAll()
         let completed: Int

@@ -2,6 +2,7 @@
 # Builds the libFuzzer binary from TapgridCore's sources and runs targets for a set time.
 #   Fuzz/fuzz.sh build                      build .build/fuzz/tapgrid-fuzz (when a source changed)
 #   Fuzz/fuzz.sh run SECONDS [TARGET...]    run each target (default: all four) for SECONDS
+#   FUZZ_RUNS=N Fuzz/fuzz.sh run SECONDS ...  stop each target after N executions instead, if sooner
 # Each run starts from the seed corpus in Fuzz/corpus/TARGET plus what earlier runs found
 # (.build/fuzz/corpus/TARGET, not committed); a crash is saved as .build/fuzz/crashes/TARGET-*
 # and stops the script with exit 1. Prints one line per target: executions, rate, corpus, and
@@ -40,7 +41,7 @@ run() {
         # contact events, a few event-log lines. Longer ones only slow the search down.
         case $target in config) maxlen=8192 ;; request) maxlen=1024 ;; touch) maxlen=512 ;; *) maxlen=4096 ;; esac
         # -timeout: an input taking 10 s is a hang; -rss_limit_mb: a leak or a blow-up.
-        if TAPGRID_FUZZ_TARGET=$target $BIN -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
+        if TAPGRID_FUZZ_TARGET=$target $BIN -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
             -dict=Fuzz/tapgrid.dict -print_final_stats=1 -artifact_prefix=$OUT/crashes/$target- \
             $OUT/corpus/$target Fuzz/corpus/$target >"$log" 2>&1; then
             result=ok
@@ -50,10 +51,11 @@ run() {
         fi
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+        took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
         rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log")
         corpus=$(ls $OUT/corpus/$target | wc -l)
         printf '%-9s %s executions in %s s (%s/s), corpus %s, peak RSS %s MB: %s\n' \
-            "$target" "${execs:-?}" "$seconds" "${rate:-?}" "$corpus" "${rss:-?}" "$result"
+            "$target" "${execs:-?}" "${took:-$seconds}" "${rate:-?}" "$corpus" "${rss:-?}" "$result"
     done
     return $status
 }

@@ -68,7 +68,7 @@ import Testing
         let decision = engine.tap(layout: 0, x: 60.5, y: 50, explicitLayout: false, now: 0)
         let active = engine.active
         let target = try #require(decision.target)
-        let hit = active.hit(layout: 0, grid: target.grid, slot: target.info)
+        let hit = active.hit(layout: 0, slot: target.info)
         let record = ByteBuffer(capacity: 256)
         EventRecordHead(runID: "abc").write(seconds: 0, nanoseconds: 0, into: record)
         TapRecord.write(decision, x: 60.5, y: 50, active: active, hit: hit, tail: active.tail(handler: decision.handler, outcome: decision.outcome), into: record)

@@ -402,3 +402,35 @@ extension String {
         return String(self[..<e])
     }
 }
+
+/// The plain-tap shortcut (`{"x":N,"y":N}`) must answer exactly as the full scan: the same
+/// request for the lines it takes, and the full scan's answer (errors included) for the lines
+/// next to that shape it must leave alone.
+struct PlainTapShortcutTests {
+    static let lines: [String] = [
+        #"{"x":1,"y":2}"#, #"{"x":120.5,"y":340}"#, #"{"x":-0.25,"y":-7}"#, #"{"x":0,"y":0}"#,
+        "{\"x\":1,\"y\":2}\r", "{\"x\":1,\"y\":2} \t", #"{"x":999999999999999,"y":0.000000000000001}"#,
+        // Left to the full scan: another shape, a number quickNumber declines, or not JSON.
+        #"{"x":1,"y":2,"layout":"home"}"#, #"{"x":1 ,"y":2}"#, #"{"y":2,"x":1}"#, #"{"x":1e2,"y":2}"#,
+        #"{"x":01,"y":2}"#, #"{"x":1.,"y":2}"#, #"{"x":1,"y":2}}"#, #"{"x":1,"y":2} x"#, #"{"x":1,"y":"2"}"#,
+        #"{"x":1,"y":2"#, #"{"x":1,"y":}"#, #"{"x":1,"x":2}"#, #"{"x":1,"y":2,}"#, #"{"x":-,"y":2}"#,
+        #"{"x":1234567890123456,"y":2}"#, #"{"x":1,"y":2.5e}"#, #"{"x":1,"y":-}"#, #"{"x":1,"y":2.}"#,
+    ]
+
+    @Test(arguments: lines) func answersAsTheFullScan(_ line: String) {
+        let bytes = Array(line.utf8)
+        var quick = Request(), full = Request()
+        let (quickFailure, fullFailure) = bytes.withUnsafeBufferPointer {
+            (RequestScanner.scan($0, into: &quick), RequestScanner.scanFully($0, into: &full))
+        }
+        #expect(quickFailure == fullFailure)
+        #expect(quick == full)
+    }
+
+    @Test func readsThePlainShape() {
+        var request = Request()
+        let failure = Array(#"{"x":120.5,"y":-340}"#.utf8).withUnsafeBufferPointer { RequestScanner.scan($0, into: &request) }
+        #expect(failure == nil)
+        #expect(request == Request(op: .tap, x: 120.5, y: -340))
+    }
+}

@@ -41,24 +41,6 @@ public struct LoadedLayout: Sendable {
     public var tree: GridTree { resolved.tree }
 }
 
-extension Array where Element == LoadedLayout {
-    /// What a tap at (x, y) on layout `layout` hits: the grid, its info slot and its handler slot
-    /// (-1: unrouted); nil for a miss. On the array, which the caller passes as one reference: a
-    /// method on `Config` or on a `LoadedLayout`, called from another module, gets a copy of it
-    /// (and a retain of each of its arrays) per tap.
-    public func target(layout: Int, x: Double, y: Double) -> TapTarget? {
-        // Through a buffer pointer: its subscript addresses the element in place, where the
-        // array's would copy the layout (and retain its arrays) to call `hit` on it.
-        withUnsafeBufferPointer { layouts in
-            guard let grid = layouts[layout].resolved.hit(x: x, y: y) else { return nil }
-            let info = Int(layouts[layout].resolved.tree.nodes[grid].info)
-            // A hit grid is hittable, so it has an info slot (its tag, action-data or action).
-            let handler = info >= 0 ? layouts[layout].resolved.tree.infos[info].handler : -1
-            return TapTarget(grid: grid, info: info, handler: handler)
-        }
-    }
-}
-
 /// `socket` in the config.
 public struct SocketConfig: Sendable, Equatable {
     /// Absolute, or resolved against the config's folder.

@@ -94,7 +94,7 @@ struct HitWalker {
     }
 
     /// Matrix cells are uniform: work out the row and column, then check the neighbours that
-    /// floating-point rounding could also make candidates, in declaration order.
+    /// floating-point rounding could also make candidates.
     func cell(of node: GridNode) -> Int {
         let first = Int(node.firstChild)
         let count = Int(node.childCount)
@@ -110,6 +110,13 @@ struct HitWalker {
         let column = strideX != 0 ? Int(((x - origin.x) / strideX).rounded(.down).clamped(-2, Double(usedCols + 1))) : 0
         let row = strideY != 0 ? Int(((y - origin.y) / strideY).rounded(.down).clamped(-2, Double(rows + 1))) : 0
         guard column >= -1, column <= usedCols, row >= -1, row <= rows else { return -1 }
+        // The cells are disjoint (`.matrix` is only chosen then), so at most one contains the
+        // point and the order they are tried in does not matter: the computed cell first, as it
+        // nearly always is the one; its neighbours only when rounding put the point next door.
+        if row >= 0, row < rows, column >= 0, column < usedCols, row * cols + column < count {
+            let candidate = first + row * cols + column
+            if rects[candidate].contains(x: x, y: y) { return hit(candidate) }
+        }
         for r in max(row - 1, 0)...max(min(row + 1, rows - 1), 0) {
             for c in max(column - 1, 0)...max(min(column + 1, usedCols - 1), 0) {
                 let index = r * cols + c

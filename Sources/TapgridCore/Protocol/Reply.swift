@@ -52,8 +52,8 @@ extension ReplyWriter {
     /// event log did not take the record). `inArray`: without the `\n`, as an element of a touch
     /// op's `taps`.
     public static func tap(
-        _ decision: TapDecision, id: UnsafeBufferPointer<UInt8>?, active: ActiveConfig, hit: [UInt8]?,
-        tail: [UInt8], logged: Bool, inArray: Bool = false, into out: ByteBuffer
+        _ decision: TapDecision, id: UnsafeBufferPointer<UInt8>?, active: ActiveConfig, hit: UnsafeBufferPointer<UInt8>?,
+        tail: UnsafeBufferPointer<UInt8>, logged: Bool, inArray: Bool = false, into out: ByteBuffer
     ) {
         out.append(0x7B)
         self.id(id, out)

@@ -18,6 +18,13 @@ public enum RequestScanner {
     /// nil, or returns why the line was refused. No `Result` to take apart, so the caller never
     /// copies the `Request` out of one (each copy retains its strings).
     public static func scan(_ line: UnsafeBufferPointer<UInt8>, into request: inout Request) -> RequestFailure? {
+        var plain = LineScanner(b: line)
+        if plain.plainTap(into: &request) { return nil }
+        return scanFully(line, into: &request)
+    }
+
+    /// `scan` without the plain-tap shortcut (tests compare the two).
+    static func scanFully(_ line: UnsafeBufferPointer<UInt8>, into request: inout Request) -> RequestFailure? {
         var scanner = LineScanner(b: line)
         do throws(JSONLexError) {
             return try scanner.scanLine(into: &request)
@@ -328,6 +335,29 @@ private struct LineScanner {
             i + count == b.count || !JSONLex.isWordByte(b[i + count])
         else { throw JSONLex.unexpected(b, i, expected: "expected a value") }
         i += count
+    }
+
+    /// The shape nearly every tap has, `{"x":N,"y":N}` with `quickNumber`s, nothing else but
+    /// trailing whitespace: read in one pass (about a quarter of the full scan's instructions).
+    /// Returns false, `request` untouched, for any other line, which the full scan then reads.
+    mutating func plainTap(into request: inout Request) -> Bool {
+        let n = b.count
+        guard n >= 13, b[0] == JSONLex.openBrace, b[1] == JSONLex.quote, b[2] == 0x78, b[3] == JSONLex.quote,
+            b[4] == JSONLex.colon
+        else { return false }
+        i = 5
+        guard let x = quickNumber() else { return false }
+        guard i + 6 <= n, b[i] == JSONLex.comma, b[i + 1] == JSONLex.quote, b[i + 2] == 0x79, b[i + 3] == JSONLex.quote,
+            b[i + 4] == JSONLex.colon
+        else { return false }
+        i += 5
+        guard let y = quickNumber(), i < n, b[i] == JSONLex.closeBrace else { return false }
+        i += 1
+        skipWhitespace()
+        guard i == n else { return false }
+        request.x = x
+        request.y = y
+        return true
     }
 
     mutating func scanLine(into request: inout Request) throws(JSONLexError) -> RequestFailure? {

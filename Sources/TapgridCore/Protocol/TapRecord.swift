@@ -45,7 +45,7 @@ public struct TapRecord: Sendable, Equatable {
     /// by the caller for both the record and the reply.
     /// - Parameter source: the contact's source as a JSON string, for taps from touch contacts.
     public static func write(
-        _ decision: TapDecision, x: Double, y: Double, active: ActiveConfig, hit: [UInt8]?, tail: [UInt8],
+        _ decision: TapDecision, x: Double, y: Double, active: ActiveConfig, hit: UnsafeBufferPointer<UInt8>?, tail: UnsafeBufferPointer<UInt8>,
         source: [UInt8]? = nil, into record: ByteBuffer
     ) {
         record.append(#""seq":"#)

@@ -1,13 +1,15 @@
 /// The config in use, with the JSON pieces a tap's reply and event-log record repeat, written
-/// once. Replaced whole when a config is swapped in and otherwise never mutated in its `let`s,
-/// so the tap path reads the config in place: a `let` of a final class needs no copy and no
+/// once, and each layout's hit-test data. Replaced whole when a config is swapped in and never
+/// mutated, so the tap path reads it in place: a `let` of a final class needs no copy and no
 /// exclusivity check, where a `var` struct property of the daemon would be copied per access.
 ///
 /// The fragments: per layout and
 /// generation the head (`"layout":"home","generation":3,...`), per handler and outcome the tail
 /// (`,"handler":"browser","outcome":"dispatched"`), and per grid its path and details
-/// (`"0/1","name":..,"tag":..,"actionData":..`) on its first hit. A tap then copies a few byte
-/// runs instead of escaping names, formatting numbers and walking the tree again. Loop-owned.
+/// (`"0/1","name":..,"tag":..,"actionData":..`). A tap then copies a few byte runs instead of
+/// escaping names, formatting numbers and walking the tree again. They are all built at load
+/// (not on a grid's first hit), so memory does not grow as taps reach new grids, and they live in
+/// `ByteTable`s and `HitIndex`es: raw memory this object frees, read without retains.
 public final class ActiveConfig {
     public let config: Config
     /// `config.layouts` (the same storage), for the tap path: calling a method on `config`
@@ -16,20 +18,19 @@ public final class ActiveConfig {
     /// Successful config loads when this one was swapped in (1 for the first).
     public let generation: UInt64
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
-    public let replyHeads: [[UInt8]]
+    public let replyHeads: ByteTable
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
-    public let recordHeads: [[UInt8]]
+    public let recordHeads: ByteTable
     /// At `(handler slot + 1) * outcomes + outcome` (slot -1: unrouted): `,"handler":...,"outcome":"..."`.
-    private let tails: [[UInt8]]
+    private let tails: ByteTable
     private let outcomes = Outcome.allCases.count
-    /// At `hitStart[layout] + info slot`: the grid's hit fragment, empty until its first hit.
-    /// Memory this object owns rather than a `var` array: filling one in on a first hit is rare,
-    /// and reads then cost no exclusivity check and no copy-on-write check per tap.
-    private let hits: UnsafeMutableBufferPointer<[UInt8]>
-    /// Indexed as `hits`: what a `log` handler's line says after `seq=N` for the grid, empty
-    /// until its first logged tap.
-    private let logTails: UnsafeMutableBufferPointer<[UInt8]>
-    private let hitStart: [Int]
+    /// Per layout, its hit-test data (`layouts.count` of them).
+    private let hitIndexes: UnsafeMutableBufferPointer<HitIndex>
+    /// At `hitIndexes[layout].firstSlot + info slot`: the grid's hit fragment.
+    private let hits: ByteTable
+    /// Indexed as `hits`: what a `log` handler's line says after `seq=N` for the grid whose `tap`
+    /// handler is a `log` handler (empty for other grids).
+    private let logTails: ByteTable
 
     public init(config: Config, generation: UInt64) {
         self.config = config
@@ -47,37 +48,54 @@ public final class ActiveConfig {
         }
         var generationBytes: [UInt8] = []
         JSONWriter.appendInt(Int64(truncatingIfNeeded: generation), to: &generationBytes)
-        replyHeads = layoutNames.map { name in
+        replyHeads = ByteTable(layoutNames.map { name in
             Array(#""layout":"#.utf8) + name + Array(#","generation":"#.utf8) + generationBytes + Array(#","hit":"#.utf8)
-        }
-        recordHeads = layoutNames.map { name in
+        })
+        recordHeads = ByteTable(layoutNames.map { name in
             Array(#","layout":"#.utf8) + name + Array(#","generation":"#.utf8) + generationBytes + Array(#","x":"#.utf8)
-        }
-        tails = ([Array("null".utf8)] + handlerNames).flatMap { (handler: [UInt8]) -> [[UInt8]] in
+        })
+        tails = ByteTable(([Array("null".utf8)] + handlerNames).flatMap { (handler: [UInt8]) -> [[UInt8]] in
             Outcome.allCases.map { (outcome: Outcome) -> [UInt8] in
                 Array(#","handler":"#.utf8) + handler + Array(#","outcome":""#.utf8)
                     + Array(UnsafeBufferPointer(start: outcome.name.utf8Start, count: outcome.name.utf8CodeUnitCount)) + [0x22]
             }
-        }
+        })
 
-        var starts: [Int] = []
-        var total = 0
-        for layout in config.layouts {
-            starts.append(total)
-            total += layout.tree.infos.count
+        hitIndexes = .allocate(capacity: config.layouts.count)
+        var hitTable = ByteTable.Builder()
+        var logTable = ByteTable.Builder()
+        var firstSlot = 0
+        for (index, layout) in config.layouts.enumerated() {
+            (hitIndexes.baseAddress! + index).initialize(to: HitIndex(layout, firstSlot: firstSlot))
+            let tree = layout.tree
+            var gridOfSlot = [Int](repeating: 0, count: tree.infos.count)
+            for (grid, node) in tree.nodes.enumerated() where node.info >= 0 { gridOfSlot[Int(node.info)] = grid }
+            for (slot, grid) in gridOfSlot.enumerated() {
+                hitTable.add(Self.hitFragment(tree, grid: grid, slot: slot))
+                let handler = tree.infos[slot].handler
+                if handler >= 0, case .log = config.handlers[Int(handler)].kind {
+                    logTable.add(Self.logTailFragment(config, layout: layout, grid: grid, slot: slot, handler: handler))
+                } else {
+                    logTable.add([])
+                }
+            }
+            firstSlot += tree.infos.count
         }
-        hitStart = starts
-        hits = .allocate(capacity: total)
-        hits.initialize(repeating: [])
-        logTails = .allocate(capacity: total)
-        logTails.initialize(repeating: [])
+        hits = hitTable.build()
+        logTails = logTable.build()
     }
 
     deinit {
-        hits.deinitialize()
-        hits.deallocate()
-        logTails.deinitialize()
-        logTails.deallocate()
+        for index in hitIndexes.indices { hitIndexes[index].free() }
+        hitIndexes.deallocate()
+        for table in [replyHeads, recordHeads, tails, hits, logTails] { table.free() }
+    }
+
+    /// What a tap at (x, y) on layout `layout` hits: the grid, its info slot and its handler slot
+    /// (-1: unrouted); nil for a miss.
+    @inline(__always)
+    public func target(layout: Int, x: Double, y: Double) -> TapTarget? {
+        hitIndexes[layout].target(x: x, y: y)
     }
 
     /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.
@@ -89,7 +107,8 @@ public final class ActiveConfig {
     }
 
     /// `,"handler":...,"outcome":"..."` for a handler slot (-1: unrouted).
-    public func tail(handler slot: Int32, outcome: Outcome) -> [UInt8] {
+    @inline(__always)
+    public func tail(handler slot: Int32, outcome: Outcome) -> UnsafeBufferPointer<UInt8> {
         tails[(Int(slot) + 1) * outcomes + outcome.rawValue]
     }
 
@@ -97,31 +116,34 @@ public final class ActiveConfig {
     /// `"0/1","name":...,"tag":...,"actionData":...` (after `"path":` in a reply's hit object,
     /// after `"hit":` in an event-log record).
     /// - Parameter slot: the grid's info slot (every hittable grid has one).
-    public func hit(layout: Int, grid: Int, slot: Int) -> [UInt8] {
-        let index = hitStart[layout] + slot
-        if hits[index].isEmpty { hits[index] = Self.hitFragment(layouts[layout].tree, grid: grid, slot: slot) }
-        return hits[index]
+    @inline(__always)
+    public func hit(layout: Int, slot: Int) -> UnsafeBufferPointer<UInt8> {
+        hits[hitIndexes[layout].firstSlot + slot]
     }
 
-    /// What a `log` handler's line says about a grid after its `seq`:
+    /// Calls `body` with what a `log` handler's line says about a grid after its `seq`:
     /// ` layout="home" grid="0/1" name="web" tag=1 handler="audit" actionData="https://..."` and `\n`.
-    /// - Parameter slot: the grid's info slot; its handler must be set.
     /// - Parameters:
+    ///   - slot: the grid's info slot; `handler` must be set.
     ///   - handler: the handler that took the tap.
-    ///   - isTapHandler: whether that is the grid's `tap` handler (cached); another class's (a long
-    ///     press's, a hold's, a double's) is written afresh.
-    public func logTail(layout: Int, grid: Int, slot: Int, handler: Int32, isTapHandler: Bool) -> [UInt8] {
-        let index = hitStart[layout] + slot
-        guard isTapHandler else { return logTailFragment(layout: layout, grid: grid, slot: slot, handler: handler) }
-        if logTails[index].isEmpty { logTails[index] = logTailFragment(layout: layout, grid: grid, slot: slot, handler: handler) }
-        return logTails[index]
+    ///   - isTapHandler: whether that is the grid's `tap` handler (prebuilt); another class's (a
+    ///     long press's, a hold's, a double's) is written afresh.
+    public func withLogTail<R>(
+        layout: Int, grid: Int, slot: Int, handler: Int32, isTapHandler: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> R
+    ) -> R {
+        if isTapHandler {
+            let prebuilt = logTails[hitIndexes[layout].firstSlot + slot]
+            if !prebuilt.isEmpty { return body(prebuilt) }
+        }
+        let bytes = Self.logTailFragment(config, layout: layouts[layout], grid: grid, slot: slot, handler: handler)
+        return bytes.withUnsafeBufferPointer(body)
     }
 
-    private func logTailFragment(layout: Int, grid: Int, slot: Int, handler: Int32) -> [UInt8] {
-        let tree = layouts[layout].tree
+    private static func logTailFragment(_ config: Config, layout: LoadedLayout, grid: Int, slot: Int, handler: Int32) -> [UInt8] {
+        let tree = layout.tree
         let info = tree.infos[slot]
         var bytes = Array(" layout=".utf8)
-        JSONWriter.appendString(layouts[layout].name, to: &bytes)
+        JSONWriter.appendString(layout.name, to: &bytes)
         bytes += Array(" grid=\"".utf8)
         tree.appendPath(of: grid, to: &bytes)
         bytes += Array("\" name=".utf8)

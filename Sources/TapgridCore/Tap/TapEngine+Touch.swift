@@ -121,7 +121,7 @@ extension TapEngine {
             guard let x, let y else { throw .missingPosition }
             guard contacts[key] == nil else { throw .slotAlreadyDown(key.slot) }
             let index = layout ?? currentLayout
-            let target = active.layouts.target(layout: index, x: x, y: y)
+            let target = active.target(layout: index, x: x, y: y)
             let classes = target.flatMap { active.layouts[index].classHandlers[$0.info] } ?? ClassHandlers()
             let timing = active.layouts[index].timing
             let routesPress = classes.long >= 0 || classes.hold >= 0
@@ -146,7 +146,7 @@ extension TapEngine {
             contact.lastY = y ?? contact.lastY
             guard contact.stage == .pressed, !beyondSlop(contact) else { return 0 }
             // Released still over the pressed grid (or, for a press on nothing, over nothing).
-            let over = active.layouts.target(layout: contact.layout, x: contact.lastX, y: contact.lastY)
+            let over = active.target(layout: contact.layout, x: contact.lastX, y: contact.lastY)
             guard over?.grid == contact.target?.grid else { return 0 }
             if let target = contact.target, contact.classes.double >= 0 {
                 let waitKey = DoubleKey(layout: contact.layout, grid: target.grid)

@@ -48,7 +48,7 @@ public struct TapEngine {
 
     /// Hit-tests without dispatching (`hit` op, replay): no sequence number, no state change.
     public func check(layout: Int, x: Double, y: Double) -> TapDecision {
-        TapDecision(seq: 0, layout: layout, target: active.layouts.target(layout: layout, x: x, y: y),
+        TapDecision(seq: 0, layout: layout, target: active.target(layout: layout, x: x, y: y),
                     outcome: .checked, action: .none, reason: nil)
     }
 
@@ -61,7 +61,7 @@ public struct TapEngine {
     public mutating func tap(layout: Int, x: Double, y: Double, explicitLayout: Bool, now: UInt64) -> TapDecision {
         seq += 1
         var decision = TapDecision(
-            seq: seq, layout: layout, target: active.layouts.target(layout: layout, x: x, y: y),
+            seq: seq, layout: layout, target: active.target(layout: layout, x: x, y: y),
             outcome: .miss, action: .none, reason: nil)
         if let target = decision.target {
             if target.handler < 0 {

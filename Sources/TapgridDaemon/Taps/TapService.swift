@@ -148,7 +148,7 @@ final class TapService: LineHandler {
         }
         let active = engine.active
         // Looked up once for both the record and the reply.
-        let hit = decision.target.map { active.hit(layout: layout, grid: $0.grid, slot: $0.info) }
+        let hit = decision.target.map { active.hit(layout: layout, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
         // The record is staged with its reply; the socket server has the staged records written
         // (`writeRecords`) before it sends any reply, and the event log marks the replies of
@@ -213,18 +213,20 @@ final class TapService: LineHandler {
     /// `TAPGRID_*` fields).
     private func writeLogRecord(_ decision: TapDecision) {
         let target = decision.target!
-        let tail = engine.active.logTail(
+        engine.active.withLogTail(
             layout: decision.layout, grid: target.grid, slot: target.info, handler: target.handler,
-            isTapHandler: decision.tapClass == .tap)
-        if log.journal {
-            journalLogRecord(decision, tail: tail)
-            return
+            isTapHandler: decision.tapClass == .tap
+        ) { tail in
+            if log.journal {
+                journalLogRecord(decision, tail: tail)
+                return
+            }
+            // Held, and written with the wakeup's other lines by `writeDeferred`.
+            let line = log.beginHeldLine(.info)
+            line.append("tap seq=")
+            line.append(uint: decision.seq)
+            line.append(tail)
         }
-        // Held, and written with the wakeup's other lines by `writeDeferred`.
-        let line = log.beginHeldLine(.info)
-        line.append("tap seq=")
-        line.append(uint: decision.seq)
-        line.append(tail)
     }
 
     // MARK: - Around sending
@@ -240,7 +242,7 @@ final class TapService: LineHandler {
     /// server calls it once the wakeup's replies are sent, so they do not wait for it.
     func writeDeferred() { log.writeHeld() }
 
-    private func journalLogRecord(_ decision: TapDecision, tail: [UInt8]) {
+    private func journalLogRecord(_ decision: TapDecision, tail: UnsafeBufferPointer<UInt8>) {
         let active = engine.active
         let target = decision.target!
         let layout = active.layouts[decision.layout]
@@ -365,7 +367,7 @@ final class TapService: LineHandler {
         carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos())
         let decision = tap.decision
         let active = engine.active
-        let hit = decision.target.map { active.hit(layout: decision.layout, grid: $0.grid, slot: $0.info) }
+        let hit = decision.target.map { active.hit(layout: decision.layout, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
         var logged = true
         if eventLog.isEnabled {

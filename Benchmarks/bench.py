@@ -177,6 +177,17 @@ def same_answers(servers, lines_path, count=300):
                 raise SystemExit(f"{name} answers {line.decode()} with {a}, tapgridd with {b}")
 
 
+def write_touch_lines(path, count):
+    """`count` touch ops: a down and its up per contact, slots 0-9 in turn, over the matrix."""
+    with open(path, "wb") as f:
+        x = 99
+        for k in range(count // 2):
+            x = (x * 1103515245 + 12345) % 2**31
+            slot = k % 10
+            f.write(b'{"op":"down","slot":%d,"x":%d,"y":%d}\n{"op":"up","slot":%d}\n'
+                    % (slot, x % 1000, (x >> 11) % 900, slot))
+
+
 def truncate_logs(work):
     """Keeps the tmpfs small between runs (every log is O_APPEND, so truncation is safe)."""
     for folder, _, files in os.walk(work):
@@ -278,11 +289,14 @@ def main():
         script_lines = os.path.join(work, "script.lines")
         with open(script_lines, "wb") as f:
             f.write(b'{"x":500,"y":950}\n' * 100)
+        # Touch contacts: down/up pairs from 10 slots in turn, each up completing a tap.
+        touch_lines = os.path.join(work, "touch.lines")
+        write_touch_lines(touch_lines, 10000)
         servers = start_servers(work, leaves, BENCH_GRID, "bench")
         same_answers(servers, lines)
         names = list(servers)
 
-        shapes = ["rr1", "rr4", "pipe", "p50", "p99", "scripts", "p99 scripts"]
+        shapes = ["rr1", "rr4", "pipe", "touch", "p50", "p99", "scripts", "p99 scripts"]
         samples = {shape: {name: [] for name in names} for shape in shapes}
         for r in range(rounds):
             order = names[r % len(names):] + names[:r % len(names)]
@@ -301,6 +315,10 @@ def main():
                 piped = load("pipe", servers[name].sock, lines, seconds, 1000)
                 samples["pipe"][name].append(piped["ops"] / piped["seconds"])
                 truncate_logs(work)
+            # Only tapgridd recognizes contacts (the others have no touch ops).
+            touched = load("pipe", servers["tapgridd"].sock, touch_lines, seconds, 1000)
+            samples["touch"]["tapgridd"].append(touched["ops"] / touched["seconds"])
+            truncate_logs(work)
             progress(f"round {r + 1}: scripts")
             for name in order:
                 if name == "C + writes":
@@ -404,6 +422,7 @@ def print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, ta
     row("request/response, 1 client (taps/s)", med["rr1"], target=">=0.9x C, >=4x Py")
     row("request/response, 4 clients (taps/s)", med["rr4"], target=">=0.9x C, >=4x Py")
     row("pipelined, batches of 1,000 (taps/s)", med["pipe"], target=">=0.8x C")
+    row("touch events, down/up pairs, pipelined (events/s)", med["touch"])
     row("round trip p50, 1 client (us)", med["p50"], 1)
     row("round trip p99, 1 client (us)", med["p99"], 1, "<=1.5x C")
     row("RSS idle, 10,000 grids (MB)", rss_idle, 1, "<=20 MB")

@@ -71,6 +71,10 @@ final class Daemon: LoopHandler {
             loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
         }
         loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
+        // Loading left the parse's transient blocks freed in the heap (the loader thread's arena
+        // too): give their pages back, so the resident size is what the config needs (`make bench`
+        // measured 17 MB idle for 10,000 grids without this).
+        Memory.returnFreePages()
     }
 
     /// Runs the loop until the lifecycle has stopped.
@@ -213,6 +217,7 @@ final class Daemon: LoopHandler {
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
         touchscreens.configure(new.touch)
         log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)", kind: .reload)
+        Memory.returnFreePages()  // the old config's and the parse's pages, as after the first load
         return nil
     }
 }

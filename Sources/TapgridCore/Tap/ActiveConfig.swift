@@ -62,8 +62,9 @@ public final class ActiveConfig {
         })
 
         hitIndexes = .allocate(capacity: config.layouts.count)
-        var hitTable = ByteTable.Builder()
-        var logTable = ByteTable.Builder()
+        let slots = config.layouts.reduce(0) { $0 + $1.tree.infos.count }
+        var hitTable = ByteTable.Builder(entries: slots, bytesEach: 64)
+        var logTable = ByteTable.Builder(entries: slots, bytesEach: 96)
         var firstSlot = 0
         for (index, layout) in config.layouts.enumerated() {
             (hitIndexes.baseAddress! + index).initialize(to: HitIndex(layout, firstSlot: firstSlot))
@@ -71,12 +72,12 @@ public final class ActiveConfig {
             var gridOfSlot = [Int](repeating: 0, count: tree.infos.count)
             for (grid, node) in tree.nodes.enumerated() where node.info >= 0 { gridOfSlot[Int(node.info)] = grid }
             for (slot, grid) in gridOfSlot.enumerated() {
-                hitTable.add(Self.hitFragment(tree, grid: grid, slot: slot))
+                hitTable.add { Self.writeHitFragment(tree, grid: grid, slot: slot, to: &$0) }
                 let handler = tree.infos[slot].handler
-                if handler >= 0, case .log = config.handlers[Int(handler)].kind {
-                    logTable.add(Self.logTailFragment(config, layout: layout, grid: grid, slot: slot, handler: handler))
-                } else {
-                    logTable.add([])
+                logTable.add { bytes in
+                    if handler >= 0, case .log = config.handlers[Int(handler)].kind {
+                        Self.writeLogTail(config, layout: layout, grid: grid, slot: slot, handler: handler, to: &bytes)
+                    }
                 }
             }
             firstSlot += tree.infos.count
@@ -135,39 +136,40 @@ public final class ActiveConfig {
             let prebuilt = logTails[hitIndexes[layout].firstSlot + slot]
             if !prebuilt.isEmpty { return body(prebuilt) }
         }
-        let bytes = Self.logTailFragment(config, layout: layouts[layout], grid: grid, slot: slot, handler: handler)
+        var bytes: [UInt8] = []
+        Self.writeLogTail(config, layout: layouts[layout], grid: grid, slot: slot, handler: handler, to: &bytes)
         return bytes.withUnsafeBufferPointer(body)
     }
 
-    private static func logTailFragment(_ config: Config, layout: LoadedLayout, grid: Int, slot: Int, handler: Int32) -> [UInt8] {
+    private static func writeLogTail(
+        _ config: Config, layout: LoadedLayout, grid: Int, slot: Int, handler: Int32, to bytes: inout [UInt8]
+    ) {
         let tree = layout.tree
         let info = tree.infos[slot]
-        var bytes = Array(" layout=".utf8)
+        JSONWriter.appendStatic(" layout=", to: &bytes)
         JSONWriter.appendString(layout.name, to: &bytes)
-        bytes += Array(" grid=\"".utf8)
+        JSONWriter.appendStatic(" grid=\"", to: &bytes)
         tree.appendPath(of: grid, to: &bytes)
-        bytes += Array("\" name=".utf8)
-        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { bytes += Array("null".utf8) }
-        bytes += Array(" tag=".utf8)
-        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { bytes += Array("null".utf8) }
-        bytes += Array(" handler=".utf8)
+        JSONWriter.appendStatic("\" name=", to: &bytes)
+        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { JSONWriter.appendStatic("null", to: &bytes) }
+        JSONWriter.appendStatic(" tag=", to: &bytes)
+        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { JSONWriter.appendStatic("null", to: &bytes) }
+        JSONWriter.appendStatic(" handler=", to: &bytes)
         JSONWriter.appendString(config.handlers[Int(handler)].name, to: &bytes)
-        bytes += Array(" actionData=".utf8)
-        bytes += Array(info.actionDataJSON.utf8)
+        JSONWriter.appendStatic(" actionData=", to: &bytes)
+        bytes += info.actionDataJSON.utf8
         bytes.append(0x0A)
-        return bytes
     }
 
-    private static func hitFragment(_ tree: GridTree, grid: Int, slot: Int) -> [UInt8] {
-        var bytes: [UInt8] = [0x22]
+    private static func writeHitFragment(_ tree: GridTree, grid: Int, slot: Int, to bytes: inout [UInt8]) {
+        bytes.append(0x22)
         tree.appendPath(of: grid, to: &bytes)
-        bytes += Array(#"","name":"#.utf8)
+        JSONWriter.appendStatic(#"","name":"#, to: &bytes)
         let info = tree.infos[slot]
-        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { bytes += Array("null".utf8) }
-        bytes += Array(#","tag":"#.utf8)
-        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { bytes += Array("null".utf8) }
-        bytes += Array(#","actionData":"#.utf8)
-        bytes += Array(info.actionDataJSON.utf8)
-        return bytes
+        if let name = info.name { JSONWriter.appendString(name, to: &bytes) } else { JSONWriter.appendStatic("null", to: &bytes) }
+        JSONWriter.appendStatic(#","tag":"#, to: &bytes)
+        if info.tag != 0 { JSONWriter.appendInt(info.tag, to: &bytes) } else { JSONWriter.appendStatic("null", to: &bytes) }
+        JSONWriter.appendStatic(#","actionData":"#, to: &bytes)
+        bytes += info.actionDataJSON.utf8
     }
 }

@@ -13,8 +13,17 @@ public struct ByteTable {
         private var bytes: [UInt8] = []
         private var ends: [Int] = []
 
-        mutating func add(_ entry: [UInt8]) {
-            bytes += entry
+        /// Sized for about `entries` entries of `bytesEach`: the array then grows rarely.
+        init(entries: Int = 0, bytesEach: Int = 0) {
+            bytes.reserveCapacity(entries * bytesEach)
+            ends.reserveCapacity(entries)
+        }
+
+        mutating func add(_ entry: [UInt8]) { add { $0 += entry } }
+
+        /// Adds the entry `write` appends (no array of its own per entry).
+        mutating func add(_ write: (inout [UInt8]) -> Void) {
+            write(&bytes)
             ends.append(bytes.count)
         }
 

@@ -18,9 +18,21 @@ public enum RequestScanner {
     /// nil, or returns why the line was refused. No `Result` to take apart, so the caller never
     /// copies the `Request` out of one (each copy retains its strings).
     public static func scan(_ line: UnsafeBufferPointer<UInt8>, into request: inout Request) -> RequestFailure? {
-        var plain = LineScanner(b: line)
-        if plain.plainTap(into: &request) { return nil }
+        if let (x, y) = plainTap(line) {
+            request.x = x
+            request.y = y
+            return nil
+        }
         return scanFully(line, into: &request)
+    }
+
+    /// The coordinates of a line of the shape nearly every tap has, `{"x":N,"y":N}` with plain
+    /// numbers and nothing else but trailing whitespace, read in one pass; nil for any other line
+    /// (which `scan` reads). The daemon tries it first: such a tap needs no `Request` at all.
+    @inline(__always)
+    public static func plainTap(_ line: UnsafeBufferPointer<UInt8>) -> (x: Double, y: Double)? {
+        var scanner = LineScanner(b: line)
+        return scanner.plainTap()
     }
 
     /// `scan` without the plain-tap shortcut (tests compare the two).
@@ -337,27 +349,24 @@ private struct LineScanner {
         i += count
     }
 
-    /// The shape nearly every tap has, `{"x":N,"y":N}` with `quickNumber`s, nothing else but
-    /// trailing whitespace: read in one pass (about a quarter of the full scan's instructions).
-    /// Returns false, `request` untouched, for any other line, which the full scan then reads.
-    mutating func plainTap(into request: inout Request) -> Bool {
+    /// `RequestScanner.plainTap`: `{"x":N,"y":N}` with `quickNumber`s (about a quarter of the
+    /// full scan's instructions).
+    mutating func plainTap() -> (x: Double, y: Double)? {
         let n = b.count
         guard n >= 13, b[0] == JSONLex.openBrace, b[1] == JSONLex.quote, b[2] == 0x78, b[3] == JSONLex.quote,
             b[4] == JSONLex.colon
-        else { return false }
+        else { return nil }
         i = 5
-        guard let x = quickNumber() else { return false }
+        guard let x = quickNumber() else { return nil }
         guard i + 6 <= n, b[i] == JSONLex.comma, b[i + 1] == JSONLex.quote, b[i + 2] == 0x79, b[i + 3] == JSONLex.quote,
             b[i + 4] == JSONLex.colon
-        else { return false }
+        else { return nil }
         i += 5
-        guard let y = quickNumber(), i < n, b[i] == JSONLex.closeBrace else { return false }
+        guard let y = quickNumber(), i < n, b[i] == JSONLex.closeBrace else { return nil }
         i += 1
         skipWhitespace()
-        guard i == n else { return false }
-        request.x = x
-        request.y = y
-        return true
+        guard i == n else { return nil }
+        return (x, y)
     }
 
     mutating func scanLine(into request: inout Request) throws(JSONLexError) -> RequestFailure? {

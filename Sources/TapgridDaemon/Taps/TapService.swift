@@ -58,17 +58,21 @@ final class TapService: LineHandler {
             break
         }
         if blank { return }
+        let out = connection.output
+        if let (x, y) = RequestScanner.plainTap(line) {
+            tap(x: x, y: y, layout: nil, id: nil, out, checkOnly: false)
+            return
+        }
         // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
         var request = Request()
-        let out = connection.output
         if let failure = RequestScanner.scan(line, into: &request) {
             ReplyWriter.error(failure.error.errorCode, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, out)
             return
         }
         let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
         switch request.op {
-        case .tap: tap(request, id: id, out, checkOnly: false)
-        case .hit: tap(request, id: id, out, checkOnly: true)
+        case .tap: tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false)
+        case .hit: tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
         case .status: writeStatus(id: id, out)
         case .layouts: writeLayouts(id: id, out)
         case .use: use(request, id: id, connection)
@@ -125,17 +129,19 @@ final class TapService: LineHandler {
     // MARK: - Taps
 
     /// The tap path: decide, carry out, record, reply.
-    private func tap(_ request: Request, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool) {
-        guard let x = request.x else {
+    private func tap(
+        x: Double?, y: Double?, layout name: String?, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool
+    ) {
+        guard let x else {
             ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
             return
         }
-        guard let y = request.y else {
+        guard let y else {
             ReplyWriter.error(.badRequest, "\"y\" is required", id: id, out)
             return
         }
-        guard let layout = engine.layoutIndex(for: request.layout) else {
-            ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(request.layout!), id: id, out)
+        guard let layout = engine.layoutIndex(for: name) else {
+            ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(name!), id: id, out)
             return
         }
         var decision: TapDecision
@@ -143,7 +149,7 @@ final class TapService: LineHandler {
             decision = engine.check(layout: layout, x: x, y: y)
         } else {
             let now = Clock.monotonicNanos()
-            decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: request.layout != nil, now: now)
+            decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: name != nil, now: now)
             carryOut(&decision, x: x, y: y, now: now)
         }
         let active = engine.active

@@ -167,27 +167,24 @@ public enum JSONWriter {
         guard magnitude >= 0.001, magnitude < 1e9 else { return nil }
         let scaled = (magnitude * 1000).rounded()
         guard scaled / 1000 == magnitude else { return nil }
-        var thousandths = Int64(scaled)
+        let thousandths = UInt64(scaled)
         var n = 0
         if value < 0 {
             out[0] = 0x2D
             n = 1
         }
-        n += writeInt(thousandths / 1000, to: out + n)
-        thousandths %= 1000
-        var digits = 3
-        while thousandths % 10 == 0 {
-            thousandths /= 10
-            digits -= 1
-        }
+        let whole = thousandths / 1000
+        let fraction = Int(truncatingIfNeeded: thousandths &- whole &* 1000)  // 1...999: not integral
+        n += writeInt(Int64(whole), to: out + n)
+        // All three places (a digit, then a pair), then the trailing zeros dropped.
+        let pairs = digitPairs.utf8Start
+        let pair = (fraction % 100) &* 2
         out[n] = 0x2E
-        n += 1
-        var divisor: Int64 = digits == 3 ? 100 : (digits == 2 ? 10 : 1)
-        while divisor > 0 {
-            out[n] = 0x30 + UInt8(truncatingIfNeeded: thousandths / divisor % 10)
-            n += 1
-            divisor /= 10
-        }
+        out[n + 1] = 0x30 &+ UInt8(truncatingIfNeeded: fraction / 100)
+        out[n + 2] = pairs[pair]
+        out[n + 3] = pairs[pair + 1]
+        n += 4
+        while out[n - 1] == 0x30 { n -= 1 }
         return n
     }
 

@@ -40,8 +40,10 @@ run() {
         # Inputs as long as a target needs: a config with a few layouts, one request line, 128
         # contact events, a few event-log lines. Longer ones only slow the search down.
         case $target in config) maxlen=8192 ;; request) maxlen=1024 ;; touch) maxlen=512 ;; *) maxlen=4096 ;; esac
-        # -timeout: an input taking 10 s is a hang; -rss_limit_mb: a leak or a blow-up.
-        if TAPGRID_FUZZ_TARGET=$target $BIN -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -timeout=10 -rss_limit_mb=2048 -max_len=$maxlen \
+        # -timeout: an input taking 60 s is a hang (each takes milliseconds; a lower limit also
+        # fired, falsely, for inputs that were only starved of CPU by builds beside a niced run);
+        # -rss_limit_mb: a leak or a blow-up.
+        if TAPGRID_FUZZ_TARGET=$target $BIN -max_total_time="$seconds" -runs="${FUZZ_RUNS:--1}" -timeout=60 -rss_limit_mb=2048 -max_len=$maxlen \
             -dict=Fuzz/tapgrid.dict -print_final_stats=1 -artifact_prefix=$OUT/crashes/$target- \
             $OUT/corpus/$target Fuzz/corpus/$target >"$log" 2>&1; then
             result=ok

@@ -97,6 +97,37 @@ extension EndToEnd {
             ])
         }
 
+        /// Unplugged while a finger is down on the long-press grid: the contact ends as cancelled
+        /// (a cancel record, no tap, no long press when its time comes), the warning names the
+        /// device and the contact, and the socket keeps answering taps.
+        @Test func unpluggedMidContactCancelsTheContactAndTheSocketServes() throws {
+            let run = try TouchRuns.shared.get(\.unplugMidContact)
+            let lines = try run.finish(checkingWhileRunning: { _ in
+                // Past the 500 ms a long press would have taken (the finger went down at 4 s).
+                while monotonicSeconds() < run.base + 5.5 { usleep(50_000) }
+                let reply = try Connection(run.dir + "/d.sock").request(#"{"x": 100, "y": 100}"#)
+                #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
+            })
+            #expect(lines.filter { $0.hasPrefix("tapgridd: touch") || warnings([$0]).count == 1 } == [
+                #"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#,
+                #"tapgridd: touch down slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: touch cancel slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: warning: touchscreen "Fake Touchscreen" (/dev/input/event20) removed with 1 contact down, cancelled; waiting for it to return"#,
+                // It stays unplugged: the 2 s retry finds it missing (said once).
+                #"tapgridd: warning: touchscreen /dev/input/event20 is missing: No such file or directory (errno 2); waiting for it to appear (checked every 2 s)"#,
+            ])
+            let records = try run.eventRecords.map { try parseObject($0) }
+            let touches = records.filter { $0["event"] as? String == "touch" }
+            #expect(touches.map { "\($0["phase"] ?? "?") \($0["source"] ?? "?") x \($0["x"] ?? "none")" } == [
+                "down Fake Touchscreen x 600", "cancel Fake Touchscreen x none",
+            ])
+            // The one tap: the socket's (its record has no source). None from the touchscreen, at
+            // release or by timer.
+            let taps = records.filter { $0["seq"] != nil }
+            #expect(taps.map { "\($0["seq"] ?? "?") \($0["source"] ?? "no source")" } == ["1 no source"], "\(taps)")
+            #expect(run.classedTaps == [])
+        }
+
         /// A device it may not open and one that is missing: one warning each (not one per retry),
         /// and the socket keeps serving taps.
         @Test func permissionAndMissingDevicesWarnOnceAndTheSocketServes() throws {
@@ -273,6 +304,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var denied: TouchRun
         var seatDenied: TouchRun
         var uninitialized: TouchRun
+        var unplugMidContact: TouchRun
     }
 
     private init() {
@@ -301,7 +333,10 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                     environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
                 uninitialized: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: nil, contacts: 0, playSeconds: 4.5,
-                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }))
+                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }),
+                unplugMidContact: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
+                    contacts: 2, environment: { base in ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 4.2):\(base + 600)"] }))
         })
     }
 
@@ -309,7 +344,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized] {
+        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact] {
             run.stopAndRemove()
         }
     }
@@ -344,6 +379,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
 
     let dir: String
     let process = Process()
+    /// When the events file's time 0 is, in CLOCK_MONOTONIC seconds.
+    let base: Double
     /// When the recorded contacts are all played, in CLOCK_MONOTONIC seconds.
     let playedBy: Double
     let expectedContacts: Int
@@ -365,7 +402,7 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
               "touch": \(touch) }
             """
         try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
-        let base = monotonicSeconds()
+        base = monotonicSeconds()
         var arguments = ["-d", Self.fixtures + "/fake-touchscreen.umockdev", "-i", "/dev/input/event20=\(Self.fixtures)/fake-touchscreen.ioctl"]
         var last = 0.0
         if let events {
@@ -395,6 +432,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
 
     /// The tap records with a class the daemon wrote (`class grid handler from source`), read by `finish`.
     private(set) var classedTaps: [String] = []
+    /// Every line of the event log, read by `finish`.
+    private(set) var eventRecords: [String] = []
 
     /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
     /// the run's folder.
@@ -441,9 +480,9 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let stopBy = monotonicSeconds() + 10
         while process.isRunning && monotonicSeconds() < stopBy { usleep(20_000) }
         let lines = stderrLines
-        classedTaps = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "")
-            .split(separator: "\n").compactMap { line -> String? in
-                guard let record = try? parseObject(String(line)), let tapClass = record.string("class") else { return nil }
+        eventRecords = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        classedTaps = eventRecords.compactMap { line -> String? in
+                guard let record = try? parseObject(line), let tapClass = record.string("class") else { return nil }
                 return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"
             }
         #expect(lines.last == "tapgridd: stopped cleanly", "\(lines)")

@@ -40,9 +40,11 @@ import TapgridSystem
         defer { removeFolder(dir) }
         chmod(dir, 0o777)
         let result = run(["check", dir + "/tapgrid.json"])
+        // The folder as it resolves (TMPDIR may reach it through a symlink).
+        let folder = try Files.realPath(dir)
         #expect(result.code == 1)
         #expect(result.out == """
-            error: cannot read \(dir)/tapgrid.json: refused: folder \(dir) is writable by its group and others (mode 0777); running as root, tapgrid reads only config and layout files in folders that only root can change (chmod go-w \(dir))
+            error: cannot read \(dir)/tapgrid.json: refused: folder \(folder) is writable by its group and others (mode 0777); running as root, tapgrid reads only config and layout files in folders that only root can change (chmod go-w \(folder))
             \(dir)/tapgrid.json: 1 error, 0 warnings
 
             """)
@@ -60,7 +62,8 @@ import TapgridSystem
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
         let nobody = getpwuid(65534).map { " (" + String(cString: $0.pointee.pw_name) + ")" } ?? ""
-        #expect(result.out.contains("cannot read \(dir)/theirs/sub/other.json: refused: folder \(dir)/theirs is owned by uid 65534\(nobody), not root; running as root, tapgrid reads only config and layout files in folders that only root can change (chown root \(dir)/theirs)"), "\(result.out)")
+        let theirs = try Files.realPath(dir + "/theirs")
+        #expect(result.out.contains("cannot read \(dir)/theirs/sub/other.json: refused: folder \(theirs) is owned by uid 65534\(nobody), not root; running as root, tapgrid reads only config and layout files in folders that only root can change (chown root \(theirs))"), "\(result.out)")
     }
 
     @Test func rootOwnedFilesWithoutGroupOrOtherWriteAreRead() throws {

@@ -39,7 +39,7 @@ public enum ConfigLoader {
         do {
             let strict = StrictModes.applies
             bytes = try Files.readFile(path, maxBytes: maxFileBytes) { status in
-                notRegularProblem(status) ?? (strict ? StrictModes.problem(status, path: path) : nil)
+                notRegularProblem(status) ?? (strict ? StrictModes.problem(status, path: path) ?? foldersProblem(above: path) : nil)
             }
         } catch {
             let hint = error.isMissingFile ? missingHint.map { "; " + $0 } ?? "" : ""
@@ -67,6 +67,15 @@ public enum ConfigLoader {
         case .socket?: return "it is a socket, not a regular file"
         case .characterDevice?, .blockDevice?: return "it is a device, not a regular file"
         case .symbolicLink?, nil: return "it is not a regular file"
+        }
+    }
+
+    /// StrictModes for the folders from `path`'s up to `/` (looked at once the file is open).
+    static func foldersProblem(above path: String) -> String? {
+        do throws(SystemError) {
+            return StrictModes.folderProblem(try Files.foldersUp(from: directory(of: path)))
+        } catch {
+            return "refused: its folders cannot be checked: \(error)"
         }
     }
 

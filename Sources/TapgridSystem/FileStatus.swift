@@ -48,6 +48,20 @@ extension Files {
             type: fileType(mode: st.st_mode), owner: st.st_uid, group: st.st_gid, permissions: UInt32(st.st_mode & 0o7777))
     }
 
+    /// The folder `folder` resolves to (`realpath`), then each folder above it up to `/`, with
+    /// their status: the chain a file in `folder` is reached through, nearest first.
+    /// The corresponding C functions are `realpath` and `stat`.
+    /// - Throws: `SystemError` naming the folder that cannot be resolved or examined.
+    public static func foldersUp(from folder: String) throws(SystemError) -> [(path: String, status: FileStatus)] {
+        var current = try realPath(folder)
+        var chain: [(path: String, status: FileStatus)] = []
+        while true {
+            chain.append((current, try status(current)))
+            guard current != "/", let slash = current.lastIndex(of: "/") else { return chain }
+            current = slash == current.startIndex ? "/" : String(current[..<slash])
+        }
+    }
+
     /// Whether this process (its real uid and gids, as `access(2)` checks) may access `path` so.
     /// The corresponding C function is `access`.
     public static func mayAccess(_ path: String, _ kind: FileAccess) -> Bool {

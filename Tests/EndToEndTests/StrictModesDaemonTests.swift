@@ -27,5 +27,18 @@ extension EndToEnd {
             #expect(reply.errorMessage == "cannot read \(daemon.configPath): refused: it is writable by its group (mode 0620); running as root, tapgrid reads only config and layout files that only root can change (chmod go-w \(daemon.configPath))")
             #expect(try daemon.connect().request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
         }
+
+        /// A folder above the config that others may write: the reload is refused naming the
+        /// folder, the old config keeps serving; made root's alone again, the reload goes through.
+        @Test func folderOthersCanWriteStopsAReload() throws {
+            let daemon = try DaemonProcess()
+            chmod(daemon.dir, 0o777)
+            let reply = try daemon.connect().request(#"{"op": "reload"}"#)
+            #expect(reply.errorCode == "config_error")
+            #expect(reply.errorMessage == "cannot read \(daemon.configPath): refused: folder \(daemon.dir) is writable by its group and others (mode 0777); running as root, tapgrid reads only config and layout files in folders that only root can change (chmod go-w \(daemon.dir))")
+            #expect(try daemon.connect().request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
+            chmod(daemon.dir, 0o700)
+            #expect(try daemon.connect().request(#"{"op": "reload"}"#).errorCode == nil)
+        }
     }
 }

@@ -97,6 +97,52 @@ extension EndToEnd {
             ])
         }
 
+        /// Unplugged while a finger is down on the long-press grid (`longPressMs` 2500 here, so a
+        /// loaded machine still reads the down before the unplug): the contact ends as cancelled
+        /// (a cancel record, no tap, no long press when its time comes), the warning names the
+        /// device and the contact, and the socket keeps answering taps.
+        @Test func unpluggedMidContactCancelsTheContactAndTheSocketServes() throws {
+            let run = try TouchRuns.shared.get(\.unplugMidContact)
+            let lines = try run.finish(checkingWhileRunning: { _ in
+                // Past the 2.5 s a long press would have taken (the finger went down at 5.5 s).
+                while monotonicSeconds() < run.base + 8.5 { usleep(50_000) }
+                let reply = try Connection(run.dir + "/d.sock").request(#"{"x": 100, "y": 100}"#)
+                #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
+            })
+            // It stays unplugged: the 2 s retry, if it came before the stop, found it missing (said once).
+            let missing = #"tapgridd: warning: touchscreen /dev/input/event20 is missing: No such file or directory (errno 2); waiting for it to appear (checked every 2 s)"#
+            #expect(lines.filter { $0 == missing }.count <= 1)
+            #expect(lines.filter { $0 != missing && ($0.hasPrefix("tapgridd: touch") || warnings([$0]).count == 1) } == [
+                #"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#,
+                #"tapgridd: touch down slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: touch cancel slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: warning: touchscreen "Fake Touchscreen" (/dev/input/event20) removed with 1 contact down, cancelled; waiting for it to return"#,
+            ])
+            let records = try run.eventRecords.map { try parseObject($0) }
+            let touches = records.filter { $0["event"] as? String == "touch" }
+            #expect(touches.map { "\($0["phase"] ?? "?") \($0["source"] ?? "?") x \($0["x"] ?? "none")" } == [
+                "down Fake Touchscreen x 600", "cancel Fake Touchscreen x none",
+            ])
+            // The one tap: the socket's (its record has no source). None from the touchscreen, at
+            // release or by timer.
+            let taps = records.filter { $0["seq"] != nil }
+            #expect(taps.map { "\($0["seq"] ?? "?") \($0["source"] ?? "no source")" } == ["1 no source"], "\(taps)")
+            #expect(run.classedTaps == [])
+        }
+
+        /// The same through the udev backend (`touch.seat`): the contact cancelled, the device named.
+        @Test func unpluggedMidContactOnASeat() throws {
+            let run = try TouchRuns.shared.get(\.unplugMidContactSeat)
+            let lines = try run.finish()
+            #expect(lines.filter { $0.hasPrefix("tapgridd: touch") || warnings([$0]).count == 1 } == [
+                #"tapgridd: touchscreen "Fake Touchscreen" (/dev/input/event20) added: 255.9x127.9 mm, 10 touches"#,
+                #"tapgridd: touch down slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: touch cancel slot 0 (600, 240) from "Fake Touchscreen""#,
+                #"tapgridd: warning: touchscreen "Fake Touchscreen" (/dev/input/event20) removed with 1 contact down, cancelled"#,
+            ])
+            #expect(try run.eventRecords.map { try parseObject($0) }.filter { $0["seq"] != nil }.isEmpty)
+        }
+
         /// A device it may not open and one that is missing: one warning each (not one per retry),
         /// and the socket keeps serving taps.
         @Test func permissionAndMissingDevicesWarnOnceAndTheSocketServes() throws {
@@ -273,6 +319,8 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var denied: TouchRun
         var seatDenied: TouchRun
         var uninitialized: TouchRun
+        var unplugMidContact: TouchRun
+        var unplugMidContactSeat: TouchRun
     }
 
     private init() {
@@ -301,7 +349,15 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                     environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
                 uninitialized: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: nil, contacts: 0, playSeconds: 4.5,
-                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }))
+                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }),
+                unplugMidContact: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
+                    contacts: 2, longPressMs: 2500,
+                    environment: { base in ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 6.5):\(base + 600)"] }),
+                unplugMidContactSeat: try TouchRun(
+                    shim: shim, touch: #"{"seat": "seat0"}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
+                    contacts: 2, longPressMs: 2500,
+                    environment: { base in ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 6.5):\(base + 600)"] }))
         })
     }
 
@@ -309,7 +365,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized] {
+        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat] {
             run.stopAndRemove()
         }
     }
@@ -344,6 +400,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
 
     let dir: String
     let process = Process()
+    /// When the events file's time 0 is, in CLOCK_MONOTONIC seconds.
+    let base: Double
     /// When the recorded contacts are all played, in CLOCK_MONOTONIC seconds.
     let playedBy: Double
     let expectedContacts: Int
@@ -353,19 +411,20 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     ///     so the kernel timestamps libinput reports are the daemon's clock); nil for none.
     ///   - contacts: how many contact lines to wait for.
     ///   - environment: more variables for the daemon, given the base time.
-    init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil,
+    ///   - longPressMs: the layout's `longPressMs` (500 when nil).
+    init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil, longPressMs: Int? = nil,
          environment: (Double) -> [String: String] = { _ in [:] }) throws {
         dir = try makeTempDir()
         expectedContacts = contacts
         let config = """
             { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
-              "layouts": { "home": { "width": 800, "height": 480, "grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
+              "layouts": { "home": { "width": 800, "height": 480, \(longPressMs.map { "\"longPressMs\": \($0), " } ?? "")"grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
               "handlers": { "audit": { "type": "log" }, "menu": { "type": "log" } },
               "routes": [ { "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
               "touch": \(touch) }
             """
         try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
-        let base = monotonicSeconds()
+        base = monotonicSeconds()
         var arguments = ["-d", Self.fixtures + "/fake-touchscreen.umockdev", "-i", "/dev/input/event20=\(Self.fixtures)/fake-touchscreen.ioctl"]
         var last = 0.0
         if let events {
@@ -395,6 +454,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
 
     /// The tap records with a class the daemon wrote (`class grid handler from source`), read by `finish`.
     private(set) var classedTaps: [String] = []
+    /// Every line of the event log, read by `finish`.
+    private(set) var eventRecords: [String] = []
 
     /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
     /// the run's folder.
@@ -441,9 +502,9 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let stopBy = monotonicSeconds() + 10
         while process.isRunning && monotonicSeconds() < stopBy { usleep(20_000) }
         let lines = stderrLines
-        classedTaps = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "")
-            .split(separator: "\n").compactMap { line -> String? in
-                guard let record = try? parseObject(String(line)), let tapClass = record.string("class") else { return nil }
+        eventRecords = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        classedTaps = eventRecords.compactMap { line -> String? in
+                guard let record = try? parseObject(line), let tapClass = record.string("class") else { return nil }
                 return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"
             }
         #expect(lines.last == "tapgridd: stopped cleanly", "\(lines)")

@@ -86,14 +86,14 @@ extension SystemdTests {
             entry.append("TAPGRID_SEQ", 12)
             entry.append("TAPGRID_LAYOUT", "home")
             let sendable = entry
-            let outcome = Mutex<Result<[UInt8], TestFailure>?>(nil)
+            let outcome = Mutex<Result<[[UInt8]], TestFailure>?>(nil)
             let done = DispatchSemaphore(value: 0)
             Thread {
                 outcome.withLock { $0 = captureJournalDatagram(sendable) }
                 done.signal()
             }.start()
             done.wait()
-            let datagram = try #require(try outcome.withLock { $0 }?.get())
+            let datagrams = try #require(try outcome.withLock { $0 }?.get())
 
             func field(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
             var expected: [UInt8] = Array("MESSAGE\n".utf8)
@@ -103,7 +103,45 @@ extension SystemdTests {
             expected += field("CODE_FILE=F.swift") + field("CODE_LINE=9") + field("CODE_FUNC=f()")
             expected += field("TAPGRID_SEQ=12") + field("TAPGRID_LAYOUT=home")
             expected += field("SYSLOG_IDENTIFIER=" + programShortName())  // added by libsystemd
-            #expect(datagram == expected, "got \(String(decoding: datagram, as: UTF8.self).debugDescription)")
+            // libsystemd's sd_journal_sendv, then our own JournalSocket: the same bytes.
+            #expect(datagrams.count == 2)
+            for datagram in datagrams {
+                #expect(datagram == expected, "got \(String(decoding: datagram, as: UTF8.self).debugDescription)")
+            }
+        }
+
+        /// `JournalSocket` never waits and hides no failure (sd_journal_sendv would block on a
+        /// full queue and report a missing socket as success): a socket at a path of our own.
+        @Test func journalSocketReportsEveryFailureAtOnce() throws {
+            try withTemporaryDirectory { dir in
+                let path = dir + "/socket"
+                let journal = JournalSocket(path: path)
+                let entry = JournalEntry(message: "m", priority: .info, file: "F.swift", line: 1, function: "f()")
+                let missing = #expect(throws: SystemdError.self) { try journal.send(entry) }
+                #expect(missing?.description == "sendmsg: \(path): No such file or directory (errno 2)")
+
+                do {
+                let receiver = try unixSocket(SOCK_DGRAM, boundTo: path)
+                try journal.send(entry)
+                let datagram = try #require(receiveDatagram(receiver.rawValue))
+                #expect(String(decoding: datagram, as: UTF8.self)
+                    == "MESSAGE=m\nPRIORITY=6\nCODE_FILE=F.swift\nCODE_LINE=1\nCODE_FUNC=f()\nSYSLOG_IDENTIFIER=\(programShortName())\n")
+
+                // Nobody reads: once the receiver's queue is full, EAGAIN at once.
+                var sent = 0
+                var full: SystemdError?
+                let started = Clock.monotonicNanos()
+                while sent < 100_000 && full == nil {
+                    do throws(SystemdError) { try journal.send(entry); sent += 1 } catch { full = error }
+                }
+                #expect(full?.description == "sendmsg: \(path): Resource temporarily unavailable (errno 11)", "after \(sent) records")
+                #expect(Clock.monotonicNanos() - started < 5_000_000_000)
+                }
+
+                // journald died and left its socket file behind.
+                let refused = #expect(throws: SystemdError.self) { try journal.send(entry) }
+                #expect(refused?.description == "sendmsg: \(path): Connection refused (errno 111)")
+            }
         }
     }
 }
@@ -123,9 +161,10 @@ func programShortName() -> String {
 
 /// Runs on a thread of its own: unshares the mount namespace (this thread only), makes every
 /// mount private so nothing propagates to the host, mounts a tmpfs over `/run`, binds a datagram
-/// socket at `/run/systemd/journal/socket`, sends `entry` and returns what arrived. The
+/// socket at `/run/systemd/journal/socket`, sends `entry` with `sd_journal_sendv` and with
+/// `JournalSocket` and returns what arrived of each. The
 /// namespace and its tmpfs go away when the thread ends.
-func captureJournalDatagram(_ entry: JournalEntry) -> Result<[UInt8], TestFailure> {
+func captureJournalDatagram(_ entry: JournalEntry) -> Result<[[UInt8]], TestFailure> {
     // unshare(2) needs _GNU_SOURCE, which Swift's Glibc is built without: look it up instead.
     typealias Unshare = @convention(c) (CInt) -> CInt
     guard let libc = dlopen(nil, RTLD_NOW), let symbol = dlsym(libc, "unshare") else {
@@ -147,9 +186,16 @@ func captureJournalDatagram(_ entry: JournalEntry) -> Result<[UInt8], TestFailur
     do { receiver = try unixSocket(SOCK_DGRAM, boundTo: "/run/systemd/journal/socket") } catch {
         return .failure(TestFailure(description: "binding the fake journal socket: \(error)"))
     }
-    do throws(SystemdError) { try Journal.send(entry) } catch { return .failure(TestFailure(description: "\(error)")) }
-    guard let datagram = receiveDatagram(receiver.rawValue) else {
-        return .failure(TestFailure(description: "no datagram on the fake journal socket"))
+    var datagrams: [[UInt8]] = []
+    let ours = JournalSocket()
+    for libsystemd in [true, false] {
+        do throws(SystemdError) {
+            if libsystemd { try Journal.send(entry) } else { try ours.send(entry) }
+        } catch { return .failure(TestFailure(description: "\(error)")) }
+        guard let datagram = receiveDatagram(receiver.rawValue) else {
+            return .failure(TestFailure(description: "no datagram on the fake journal socket"))
+        }
+        datagrams.append(datagram)
     }
-    return .success(datagram)
+    return .success(datagrams)
 }

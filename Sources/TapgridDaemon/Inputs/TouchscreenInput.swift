@@ -45,6 +45,10 @@ final class TouchscreenInput: LoopHandler {
     @exclusivity(unchecked) private var reader: TouchscreenReader?
     private var retryTimer: TimerFD?
     private var retryArmed = false
+    /// Contacts cancelled during the current read, by device name: the reader cancels the
+    /// contacts still down on a device that goes away (libinput's `TOUCH_CANCEL`, or its own)
+    /// right before it reports the removal, in the same read.
+    private var cancelledThisRead: [String: Int] = [:]
 
     private static let readerToken: UInt64 = 0
     private static let retryToken: UInt64 = 1
@@ -119,6 +123,7 @@ final class TouchscreenInput: LoopHandler {
 
     private func readEvents(retrying: Bool) {
         guard let reader else { return }
+        cancelledThisRead.removeAll(keepingCapacity: true)
         do throws(InputError) {
             if retrying {
                 try reader.retry { event in handle(event) }
@@ -136,11 +141,16 @@ final class TouchscreenInput: LoopHandler {
 
     private func handle(_ event: TouchscreenEvent) {
         switch event {
-        case .contact(let sample): deliver(sample)
+        case .contact(let sample):
+            if sample.phase == .cancel { cancelledThisRead[sample.device, default: 0] += 1 }
+            deliver(sample)
         case .added(let device): log.info("touchscreen \(device) added: \(device.summary)")
         case .removed(let device):
+            // Its contacts in flight are already cancelled (no tap, no long press or hold later).
+            let cancelled = cancelledThisRead.removeValue(forKey: device.name) ?? 0
+            let contacts = cancelled > 0 ? " with \(counted(cancelled, "contact")) down, cancelled" : ""
             let waiting = device.configuredPath != nil ? "; waiting for it to return" : ""
-            log.warning("touchscreen \(device) removed\(waiting)")
+            log.warning("touchscreen \(device) removed\(contacts)\(waiting)")
         case .problem(let problem): log.warning(problem.description)
         }
     }

@@ -6,6 +6,12 @@ import TapgridSystemd
 /// (`JOURNAL_STREAM` names fd 2), else one line per message on stderr, written whole (with a
 /// `<N>` priority prefix when some other systemd log stream takes it).
 ///
+/// When a record cannot be sent to the journal (journald gone: `ENOENT`, `ECONNREFUSED`; its
+/// queue full: `EAGAIN`; the send never waits), the daemon says so once on stderr, writes its
+/// messages there instead, tries the journal again every `JournalRetry.interval` and says on
+/// stderr when the journal takes them again. What journald itself drops under its rate limit
+/// is dropped silently on its side: no sender can see it.
+///
 /// The event log, not this, is the record of taps; this carries `log` handlers' records, child
 /// output and exits, warnings and errors, so a tap storm does not run into journald's rate limit
 /// unless `log` handlers ask for it.
@@ -39,12 +45,16 @@ final class LogSink {
     /// wakeup (`log` handlers' records: a pipelining client's taps would otherwise cost a `write`
     /// each). Any other stderr message writes them first, so lines keep their order.
     private let held = ByteBuffer(capacity: 4096)
-    private var journalFailed = false
+    /// The native journal connection (used only when `journal`).
+    private let journalSocket: JournalSocket
+    /// Whether the journal is in use now, or failed and when to try it again.
+    private var journalRetry = JournalRetry()
 
-    init(verbose: Bool, journal: Bool, priorityPrefixes: Bool) {
+    init(verbose: Bool, journal: Bool, priorityPrefixes: Bool, journalSocket: JournalSocket = JournalSocket()) {
         self.verbose = verbose
         self.journal = journal
         self.priorityPrefixes = priorityPrefixes
+        self.journalSocket = journalSocket
     }
 
     func error(_ message: String) { write(.error, message) }
@@ -75,15 +85,22 @@ final class LogSink {
         send(entry, orWrite: level, message)
     }
 
+    /// To the journal when it is in use (or due to be tried again), else on stderr.
     private func send(_ entry: JournalEntry, orWrite level: Level, _ message: String) {
-        do throws(SystemdError) {
-            try Journal.send(entry)
-        } catch {
-            // journald gone: the message still goes out, on stderr.
-            if !journalFailed { writeLine(.warning, "cannot log to the journal: \(error); using stderr") }
-            journalFailed = true
-            writeLine(level, message)
+        let now = Clock.monotonicNanos()
+        if journalRetry.shouldTry(now: now) {
+            do throws(SystemdError) {
+                try journalSocket.send(entry)
+                if journalRetry.succeeded() { writeLine(.info, "the journal takes messages again; logging to it") }
+                return
+            } catch {
+                if journalRetry.failed(now: now) {
+                    writeLine(.warning, "cannot log to the journal: \(error); writing messages to stderr until it takes them again (tried every \(JournalRetry.interval.components.seconds) s)")
+                }
+            }
         }
+        // The message still goes out, on stderr.
+        writeLine(level, message)
     }
 
     private func writeLine(_ level: Level, _ message: String) {
@@ -123,5 +140,35 @@ final class LogSink {
         guard !held.isEmpty else { return }
         Stderr.write(held.bytes)
         held.removeAll(shrinkingAbove: 1 << 18)
+    }
+}
+
+/// When to try the journal again after a record could not be sent: a pure decision on given
+/// times (`CLOCK_MONOTONIC` nanoseconds), so a journald that is gone costs one failed `sendmsg`
+/// per `interval`, not one per message, and its outage is reported once.
+struct JournalRetry {
+    static let interval: Duration = .seconds(30)
+    private static let intervalNanos = UInt64(interval.components.seconds) * 1_000_000_000
+
+    /// When the last send failed; nil while the journal takes records.
+    private(set) var failedAt: UInt64?
+
+    /// Whether a record at `now` goes to the journal: always while it works, else once
+    /// `interval` has passed since it last failed.
+    func shouldTry(now: UInt64) -> Bool {
+        guard let failedAt else { return true }
+        return now &- failedAt >= Self.intervalNanos
+    }
+
+    /// A send failed at `now`. Returns true when the journal was in use until now (say so).
+    mutating func failed(now: UInt64) -> Bool {
+        defer { failedAt = now }
+        return failedAt == nil
+    }
+
+    /// A send worked. Returns true when the journal had failed (say it is back).
+    mutating func succeeded() -> Bool {
+        defer { failedAt = nil }
+        return failedAt != nil
     }
 }

@@ -33,7 +33,9 @@ struct TouchscreenContact: Equatable {
 /// The daemon makes one at start and calls `configure` with the config's `touch` (and again
 /// with a reloaded config's: same devices keep their reader, only the mapping changes).
 final class TouchscreenInput: LoopHandler {
-    private let loop: EventLoop
+    /// Unowned: the loop holds this object as its `.touchscreens` handler and outlives it; a
+    /// strong reference back made a cycle that `make asan` reported as leaked (the tests' loops).
+    private unowned let loop: EventLoop
     private let log: LogSink
     /// The current layout's width and height (the daemon's engine knows it).
     private let layoutSize: () -> (width: Double, height: Double)

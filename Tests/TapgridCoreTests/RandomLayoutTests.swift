@@ -448,12 +448,20 @@ import Testing
             }
             points.append(rng.chance(0.5) ? (along(r.x, r.width), along(r.y, r.height)) : (along(r.x, r.width), along(s.y, s.height)))
         }
+        // The tap path's copy of the layout (what `ActiveConfig` hit-tests) must answer alike.
+        let index = HitIndex(LoadedLayout(name: "random", debounceMs: 0, resolved: layout), firstSlot: 0)
+        defer { index.free() }
         for (x, y) in points {
             stats.taps += 1
             let hit = layout.hit(x: x, y: y)
             let scan = layout.hitByScan(x: x, y: y)
             if hit != scan {
                 Issue.record("(\(x), \(y)): hit \(hit.map(tree.path(of:)) ?? "nil"), hitByScan \(scan.map(tree.path(of:)) ?? "nil"); \(context)")
+                continue
+            }
+            let target = index.target(x: x, y: y)
+            if target?.grid != hit || target.map({ $0.info != Int(tree.nodes[$0.grid].info) }) == true {
+                Issue.record("(\(x), \(y)): HitIndex \(String(describing: target)), hit \(hit.map(tree.path(of:)) ?? "nil"); \(context)")
                 continue
             }
             let path = hit.map(tree.path(of:))

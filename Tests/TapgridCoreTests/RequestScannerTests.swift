@@ -427,6 +427,46 @@ struct PlainTapShortcutTests {
         #expect(quick == full)
     }
 
+    /// A coordinate's text is handed on (and copied into the event-log record) only when it is
+    /// exactly what `JSONWriter.writeNumber` writes for the value read: checked on 20,000 random
+    /// numbers of the plain shape, and on the texts it must decline.
+    @Test func coordinateTextIsHandedOnOnlyWhenWriteNumberWritesTheSame() {
+        var rng = SystemRandomNumberGenerator()
+        var canonical = 0
+        for _ in 0..<20_000 {
+            var text = Bool.random(using: &rng) ? "-" : ""
+            let intDigits = Int.random(in: 1...12, using: &rng)
+            text += Int.random(in: 0...3, using: &rng) == 0 ? "0" : String(Int.random(in: 1...9, using: &rng))
+            if !text.hasSuffix("0") { for _ in 1..<intDigits { text += String(Int.random(in: 0...9, using: &rng)) } }
+            let places = Int.random(in: 0...5, using: &rng)
+            if places > 0 {
+                text += "."
+                for _ in 0..<places { text += String(Int.random(in: 0...9, using: &rng)) }
+            }
+            let line = #"{"x":"# + text + #","y":1}"#
+            let bytes = Array(line.utf8)
+            guard let tap = bytes.withUnsafeBufferPointer({ RequestScanner.plainTapWithText($0) }) else { continue }  // over 15 digits
+            var written = [UInt8](repeating: 0, count: JSONWriter.maxNumberBytes)
+            let n = written.withUnsafeMutableBufferPointer { JSONWriter.writeNumber(tap.x, to: $0.baseAddress!) }
+            let formatted = String(decoding: written[..<n], as: UTF8.self)
+            if tap.xText != nil {
+                canonical += 1
+                #expect(formatted == text, "\(text) was handed on, but writeNumber writes \(formatted)")
+            }
+        }
+        #expect(canonical > 5_000)
+        for declined in ["-0", "120.50", "5.0", "1.2345", "1234567890.5", "0.000"] {
+            let bytes = Array((#"{"x":"# + declined + #","y":1}"#).utf8)
+            let tap = bytes.withUnsafeBufferPointer { RequestScanner.plainTapWithText($0) }
+            #expect(tap != nil && tap?.xText == nil, "\(declined) must be formatted afresh")
+        }
+        for kept in ["0", "-7", "120", "-0.5", "123.25", "999999999.999", "100000000000000"] {
+            let bytes = Array((#"{"x":1,"y":"# + kept + "}").utf8)
+            let text = bytes.withUnsafeBufferPointer { RequestScanner.plainTapWithText($0)?.yText.map { String(decoding: $0, as: UTF8.self) } }
+            #expect(text == kept)
+        }
+    }
+
     @Test func readsThePlainShape() {
         var request = Request()
         let failure = Array(#"{"x":120.5,"y":-340}"#.utf8).withUnsafeBufferPointer { RequestScanner.scan($0, into: &request) }

@@ -4,6 +4,24 @@
 /// The whole line is validated (nested values of unknown keys included, at most 512 levels deep like
 /// `JSONParser`'s default) before any `bad_request` is reported, so text that is not JSON is always a
 /// `parse_error`. Parse error messages end with `at column N` (Unicode scalars, 1-based).
+/// A plain tap line's coordinates (`RequestScanner.plainTapWithText`).
+public struct PlainTap {
+    public let x: Double
+    public let y: Double
+    /// Each coordinate's text in the line, when it is canonical (`RequestScanner.isCanonical`);
+    /// valid as long as the line.
+    public let xText: UnsafeBufferPointer<UInt8>?
+    public let yText: UnsafeBufferPointer<UInt8>?
+
+    init(x: Double, y: Double, line: UnsafeBufferPointer<UInt8>, xText: Range<Int>, yText: Range<Int>) {
+        self.x = x
+        self.y = y
+        let xSlice = UnsafeBufferPointer(rebasing: line[xText]), ySlice = UnsafeBufferPointer(rebasing: line[yText])
+        self.xText = RequestScanner.isCanonical(xSlice) ? xSlice : nil
+        self.yText = RequestScanner.isCanonical(ySlice) ? ySlice : nil
+    }
+}
+
 public enum RequestScanner {
     /// The nesting limit, the same as `JSONParser.parse`'s default.
     public static let maxDepth = 512
@@ -32,7 +50,35 @@ public enum RequestScanner {
     @inline(__always)
     public static func plainTap(_ line: UnsafeBufferPointer<UInt8>) -> (x: Double, y: Double)? {
         var scanner = LineScanner(b: line)
+        guard let tap = scanner.plainTap() else { return nil }
+        return (tap.x, tap.y)
+    }
+
+    /// `plainTap`, with each coordinate's text in the line when it is exactly what
+    /// `JSONWriter.writeNumber` writes for its value (`120`, `-3.25`; not `120.50`, `-0`, `1.2345`):
+    /// the event-log record copies that text instead of formatting the number again.
+    @inline(__always)
+    public static func plainTapWithText(_ line: UnsafeBufferPointer<UInt8>) -> PlainTap? {
+        var scanner = LineScanner(b: line)
         return scanner.plainTap()
+    }
+
+    /// Whether `text` (a number `quickNumber` read: `-`? digits, `.` digits?, at most 15 digits)
+    /// is what `JSONWriter.writeNumber` writes for its value: an integer other than `-0` (written
+    /// by `writeInt`), or 1 to 3 decimal places not ending in `0` with under 10 integer digits
+    /// (`writeShortDecimal`'s range; the value's shortest text is its own digits, as no two
+    /// decimals of 15 digits or fewer read as the same double).
+    static func isCanonical(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var j = 0
+        let n = text.count
+        let negative = text[0] == JSONLex.minus
+        if negative { j = 1 }
+        let intStart = j
+        while j < n && text[j] != JSONLex.dot { j += 1 }
+        let intCount = j - intStart
+        if j == n { return intCount <= 15 && !(negative && intCount == 1 && text[intStart] == JSONLex.zero) }
+        let fracCount = n - j - 1
+        return intCount <= 9 && fracCount >= 1 && fracCount <= 3 && text[n - 1] != JSONLex.zero
     }
 
     /// `scan` without the plain-tap shortcut (tests compare the two).
@@ -351,22 +397,25 @@ private struct LineScanner {
 
     /// `RequestScanner.plainTap`: `{"x":N,"y":N}` with `quickNumber`s (about a quarter of the
     /// full scan's instructions).
-    mutating func plainTap() -> (x: Double, y: Double)? {
+    mutating func plainTap() -> PlainTap? {
         let n = b.count
         guard n >= 13, b[0] == JSONLex.openBrace, b[1] == JSONLex.quote, b[2] == 0x78, b[3] == JSONLex.quote,
             b[4] == JSONLex.colon
         else { return nil }
         i = 5
         guard let x = quickNumber() else { return nil }
+        let xEnd = i
         guard i + 6 <= n, b[i] == JSONLex.comma, b[i + 1] == JSONLex.quote, b[i + 2] == 0x79, b[i + 3] == JSONLex.quote,
             b[i + 4] == JSONLex.colon
         else { return nil }
         i += 5
+        let yStart = i
         guard let y = quickNumber(), i < n, b[i] == JSONLex.closeBrace else { return nil }
+        let yEnd = i
         i += 1
         skipWhitespace()
         guard i == n else { return nil }
-        return (x, y)
+        return PlainTap(x: x, y: y, line: b, xText: 5..<xEnd, yText: yStart..<yEnd)
     }
 
     mutating func scanLine(into request: inout Request) throws(JSONLexError) -> RequestFailure? {

@@ -43,17 +43,21 @@ public struct TapRecord: Sendable, Equatable {
     /// Appends a decided tap's fields to a record begun with its `EventRecordHead`, and the
     /// record's end. `hit` and `tail` are `active`'s fragments for the decision, looked up once
     /// by the caller for both the record and the reply.
-    /// - Parameter source: the contact's source as a JSON string, for taps from touch contacts.
+    /// - Parameters:
+    ///   - source: the contact's source as a JSON string, for taps from touch contacts.
+    ///   - xText, yText: the coordinates as the request wrote them, when that is exactly what
+    ///     `JSONWriter.writeNumber` writes (`PlainTap`): copied instead of formatted.
     public static func write(
         _ decision: TapDecision, x: Double, y: Double, active: ActiveConfig, hit: UnsafeBufferPointer<UInt8>?, tail: UnsafeBufferPointer<UInt8>,
-        source: [UInt8]? = nil, into record: ByteBuffer
+        source: [UInt8]? = nil, xText: UnsafeBufferPointer<UInt8>? = nil, yText: UnsafeBufferPointer<UInt8>? = nil,
+        into record: ByteBuffer
     ) {
         record.append(#""seq":"#)
         record.append(uint: decision.seq)
         record.append(active.recordHeads[decision.layout])
-        record.append(number: x)
+        if let xText { record.append(xText) } else { record.append(number: x) }
         record.append(#","y":"#)
-        record.append(number: y)
+        if let yText { record.append(yText) } else { record.append(number: y) }
         if let hit {
             record.append(#","hit":"#)
             record.append(hit)

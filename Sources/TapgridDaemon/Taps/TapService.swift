@@ -59,8 +59,8 @@ final class TapService: LineHandler {
         }
         if blank { return }
         let out = connection.output
-        if let (x, y) = RequestScanner.plainTap(line) {
-            tap(x: x, y: y, layout: nil, id: nil, out, checkOnly: false)
+        if let plain = RequestScanner.plainTapWithText(line) {
+            tap(x: plain.x, y: plain.y, layout: nil, id: nil, out, checkOnly: false, xText: plain.xText, yText: plain.yText)
             return
         }
         // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
@@ -130,7 +130,8 @@ final class TapService: LineHandler {
 
     /// The tap path: decide, carry out, record, reply.
     private func tap(
-        x: Double?, y: Double?, layout name: String?, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool
+        x: Double?, y: Double?, layout name: String?, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool,
+        xText: UnsafeBufferPointer<UInt8>? = nil, yText: UnsafeBufferPointer<UInt8>? = nil
     ) {
         guard let x else {
             ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
@@ -164,7 +165,8 @@ final class TapService: LineHandler {
             if eventLog.isUnwritable {
                 ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: false, into: out)
             } else {
-                TapRecord.write(decision, x: x, y: y, active: active, hit: hit, tail: tail, into: eventLog.begin())
+                TapRecord.write(
+                    decision, x: x, y: y, active: active, hit: hit, tail: tail, xText: xText, yText: yText, into: eventLog.begin())
                 ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
                 eventLog.stage(replyEnd: out.count, in: out)
             }

@@ -79,6 +79,22 @@ func fuzzRequest(_ bytes: [UInt8]) {
     if case .failure(let failure) = scanned, let id = failure.id {
         guard id.lowerBound >= 0, id.upperBound <= bytes.count else { violated("id range \(id) outside the line") }
     }
+    // The plain-tap shortcut the daemon tries first: a line it takes must read the same through
+    // the full scan, and a coordinate text it hands on must be what writeNumber writes.
+    bytes.withUnsafeBufferPointer { line in
+        guard let plain = RequestScanner.plainTapWithText(line) else { return }
+        var full = Request()
+        if let failure = RequestScanner.scanFully(line, into: &full) { violated("plainTap took a line the full scan refuses: \(failure)") }
+        guard full == Request(op: .tap, x: plain.x, y: plain.y) else { violated("plainTap read \(plain.x), \(plain.y); the full scan \(full)") }
+        for (value, text) in [(plain.x, plain.xText), (plain.y, plain.yText)] {
+            guard let text else { continue }
+            var written = [UInt8](repeating: 0, count: JSONWriter.maxNumberBytes)
+            let n = written.withUnsafeMutableBufferPointer { JSONWriter.writeNumber(value, to: $0.baseAddress!) }
+            if !written[..<n].elementsEqual(text) {
+                violated("plainTap handed on \(String(decoding: text, as: UTF8.self)) for \(value); writeNumber writes \(String(decoding: written[..<n], as: UTF8.self))")
+            }
+        }
+    }
 }
 
 // MARK: - eventlog: the reader replay uses

@@ -87,7 +87,10 @@ class Daemon:
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
-                Client(self.socket).close()
+                # Answered, not just connected: the listening socket takes connections before the
+                # daemon has finished starting (its descriptors counted then were too few, and
+                # `connections` once failed with "descriptors 10 after closing, 5 before").
+                Client(self.socket).request({"op": "status"})
                 return
             except OSError:
                 if self.process.poll() is not None:

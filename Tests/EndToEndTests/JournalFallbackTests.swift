@@ -85,14 +85,7 @@ final class FakeJournal {
     init() throws {
         dir = try makeTempDir()
         socketPath = dir + "/socket"
-        receiver = socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard receiver >= 0, bound == 0 else { throw TestFailure("binding \(socketPath): errno \(errno)") }
+        receiver = try bindDatagramSocket(at: socketPath)
     }
 
     deinit {

@@ -213,6 +213,25 @@ func parseObject(_ line: String) throws -> [String: Any] {
     return object
 }
 
+/// A datagram socket bound at `path` (close-on-exec): a stand-in for one of systemd's sockets
+/// (`NOTIFY_SOCKET`, the journal's) that a test reads what the daemon sent from.
+func bindDatagramSocket(at path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket for \(path): errno \(errno)") }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    let rc = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    if rc != 0 {
+        let err = errno
+        Glibc.close(fd)
+        throw TestFailure("cannot bind \(path): errno \(err)")
+    }
+    return fd
+}
+
 /// A blocking client connection with a receive timeout, speaking the line protocol.
 final class Connection: @unchecked Sendable {  // used by one thread at a time in each test
     let fd: Int32

@@ -9,14 +9,7 @@ final class NotifyListener {
 
     init(dir: String) throws {
         path = dir + "/notify.sock"
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-        let rc = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        if rc != 0 { throw TestFailure("cannot bind \(path): errno \(errno)") }
+        fd = try bindDatagramSocket(at: path)
     }
 
     deinit { close(fd) }

@@ -279,11 +279,7 @@ def main():
     rows = {}
     try:
         # The bench layout: servers, leaves, lines.
-        probe = Server("probe", [DAEMON, "--config", _write(work, "probe.json", daemon_config(work, "probe", BENCH_GRID))],
-                       os.path.join(work, "probe.sock"), work)
-        leaves = os.path.join(work, "bench.leaves")
-        write_leaves(probe, leaves)
-        probe.stop()
+        leaves = probe_leaves(work, BENCH_GRID, "bench")
         lines = os.path.join(work, "bench.lines")
         write_lines(lines, 10000, 7)
         script_lines = os.path.join(work, "script.lines")
@@ -338,11 +334,7 @@ def main():
 
         progress("memory")
         # Memory on 10,000 grids: idle, then (tapgridd) after 1,000,000 pipelined taps.
-        probe = Server("probe", [DAEMON, "--config", _write(work, "probe.json", daemon_config(work, "probe", BIG_GRID))],
-                       os.path.join(work, "probe.sock"), work)
-        big_leaves = os.path.join(work, "big.leaves")
-        write_leaves(probe, big_leaves)
-        probe.stop()
+        big_leaves = probe_leaves(work, BIG_GRID, "big")
         big_lines = os.path.join(work, "big.lines")
         write_lines(big_lines, 10000, 11, height=1000)
         big = start_servers(work, big_leaves, BIG_GRID, "big")
@@ -392,6 +384,19 @@ def main():
         for server in list(servers.values()) + list(big.values()):
             server.stop()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def probe_leaves(work, grid, name):
+    """The leaves of `grid` as tapgridd resolves them, in `name`.leaves (what the C and Python
+    servers read), from a tapgridd started on it for the purpose."""
+    probe = Server("probe", [DAEMON, "--config", _write(work, "probe.json", daemon_config(work, "probe", grid))],
+                   os.path.join(work, "probe.sock"), work)
+    leaves = os.path.join(work, name + ".leaves")
+    try:
+        write_leaves(probe, leaves)
+    finally:
+        probe.stop()
+    return leaves
 
 
 def _write(work, name, config):

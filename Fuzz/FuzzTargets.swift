@@ -82,7 +82,7 @@ func fuzzRequest(_ bytes: [UInt8]) {
     // The plain-tap shortcut the daemon tries first: a line it takes must read the same through
     // the full scan, and a coordinate text it hands on must be what writeNumber writes.
     bytes.withUnsafeBufferPointer { line in
-        guard let plain = RequestScanner.plainTapWithText(line) else { return }
+        guard let plain = RequestScanner.plainTap(line) else { return }
         var full = Request()
         if let failure = RequestScanner.scanFully(line, into: &full) { violated("plainTap took a line the full scan refuses: \(failure)") }
         guard full == Request(op: .tap, x: plain.x, y: plain.y) else { violated("plainTap read \(plain.x), \(plain.y); the full scan \(full)") }

@@ -445,7 +445,7 @@ struct PlainTapShortcutTests {
             }
             let line = #"{"x":"# + text + #","y":1}"#
             let bytes = Array(line.utf8)
-            guard let tap = bytes.withUnsafeBufferPointer({ RequestScanner.plainTapWithText($0) }) else { continue }  // over 15 digits
+            guard let tap = bytes.withUnsafeBufferPointer({ RequestScanner.plainTap($0) }) else { continue }  // over 15 digits
             var written = [UInt8](repeating: 0, count: JSONWriter.maxNumberBytes)
             let n = written.withUnsafeMutableBufferPointer { JSONWriter.writeNumber(tap.x, to: $0.baseAddress!) }
             let formatted = String(decoding: written[..<n], as: UTF8.self)
@@ -457,12 +457,12 @@ struct PlainTapShortcutTests {
         #expect(canonical > 5_000)
         for declined in ["-0", "120.50", "5.0", "1.2345", "1234567890.5", "0.000"] {
             let bytes = Array((#"{"x":"# + declined + #","y":1}"#).utf8)
-            let tap = bytes.withUnsafeBufferPointer { RequestScanner.plainTapWithText($0) }
+            let tap = bytes.withUnsafeBufferPointer { RequestScanner.plainTap($0) }
             #expect(tap != nil && tap?.xText == nil, "\(declined) must be formatted afresh")
         }
         for kept in ["0", "-7", "120", "-0.5", "123.25", "999999999.999", "100000000000000"] {
             let bytes = Array((#"{"x":1,"y":"# + kept + "}").utf8)
-            let text = bytes.withUnsafeBufferPointer { RequestScanner.plainTapWithText($0)?.yText.map { String(decoding: $0, as: UTF8.self) } }
+            let text = bytes.withUnsafeBufferPointer { RequestScanner.plainTap($0)?.yText.map { String(decoding: $0, as: UTF8.self) } }
             #expect(text == kept)
         }
     }

@@ -59,7 +59,7 @@ final class TapService: LineHandler {
         }
         if blank { return }
         let out = connection.output
-        if let plain = RequestScanner.plainTapWithText(line) {
+        if let plain = RequestScanner.plainTap(line) {
             tap(x: plain.x, y: plain.y, layout: nil, id: nil, out, checkOnly: false, xText: plain.xText, yText: plain.yText)
             return
         }

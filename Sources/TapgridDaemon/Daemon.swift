@@ -25,6 +25,8 @@ final class Daemon: LoopHandler {
     /// Connections answered by the running load, and by the one queued after it.
     private var reloadWaiters: [Connection] = []
     private var nextReloadWaiters: [Connection] = []
+    /// The shutdown phase's next check.
+    private var shutdownCheck: LoopTimer!
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -58,19 +60,17 @@ final class Daemon: LoopHandler {
         supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
         supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
         service.requestReload = { [unowned self] connection in requestReload(from: connection) }
-        service.scheduleTouch = { [unowned loop] due in loop.schedule(.touch, at: due) }
-        loop.onDeadline(.touch) { [unowned service] in service.touchTimersDue() }
-        loop.setHandler(self, for: .control)
-        try loop.register(self.signals.fd.rawValue, for: .control, token: Self.signalsToken, events: .readable)
-        try loop.register(wake.fd.rawValue, for: .control, token: Self.wakeToken, events: .readable)
-        loop.onDeadline(.shutdown) { [unowned self] in progress() }
+        let touchTimer = loop.makeTimer { [unowned service] in service.touchTimersDue() }
+        service.scheduleTouch = { [unowned loop] due in loop.schedule(touchTimer, at: due) }
+        _ = try loop.register(self.signals.fd.rawValue, events: .readable, handler: self, token: Self.signalsToken)
+        _ = try loop.register(wake.fd.rawValue, events: .readable, handler: self, token: Self.wakeToken)
+        shutdownCheck = loop.makeTimer { [unowned self] in progress() }
+        // While stopping, progress is checked after every wakeup too (a client took its replies).
+        loop.onWakeupEnd { [unowned self] in if lifecycle.isStopping && lifecycle.phase != .stopped { progress() } }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
         touchscreens.configure(config.touch)
-        loop.onDeadline(.eventLogCheck) { [unowned self] in
-            eventLog.reopenIfMoved()
-            loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
-        }
-        loop.schedule(.eventLogCheck, at: Clock.monotonicNanos() + EventLog.movedCheckNanos)
+        let movedCheck = loop.makeTimer(every: EventLog.movedCheckNanos) { [unowned eventLog] in eventLog.reopenIfMoved() }
+        loop.schedule(movedCheck, after: EventLog.movedCheckNanos)
         // Loading left the parse's transient blocks freed in the heap (the loader thread's arena
         // too): give their pages back, so the resident size is what the config needs (`make bench`
         // measured 17 MB idle for 10,000 grids without this).
@@ -142,9 +142,7 @@ final class Daemon: LoopHandler {
                 log.info("stopped cleanly")
             }
         }
-        let now = Clock.monotonicNanos()
-        loop.schedule(.shutdown, at: lifecycle.nextCheck(now: now))
-        loop.afterBatch = lifecycle.isStopping && lifecycle.phase != .stopped ? { [unowned self] in progress() } : nil
+        loop.schedule(shutdownCheck, at: lifecycle.nextCheck(now: Clock.monotonicNanos()))
     }
 
     /// `STATUS=`: the current layout, generation and taps; after a refused reload, why; while the

@@ -86,9 +86,11 @@ final class ChildSupervisor: LoopHandler {
         self.loop = loop
         self.inheritedEnvironment = ChildEnvironment.inheritedEntries(from: environment)
         self.readBuffer = .allocate(byteCount: 16 * 1024, alignment: 16)
-        loop.setHandler(self, for: .children)
-        loop.onDeadline(.children) { [unowned self] in handleTimers(nowNanos: Clock.monotonicNanos()) }
     }
+
+    /// Children's timeouts, kill graces and output lingers (made on first use: `init` cannot
+    /// capture `self` before every property is set).
+    private lazy var timer: LoopTimer = loop.makeTimer { [unowned self] in handleTimers(nowNanos: Clock.monotonicNanos()) }
 
     /// Closes every descriptor still held and Signals.kills the groups of children not yet reaped
     /// (they stay zombies until the process exits: drop the supervisor only when `isIdle`).
@@ -251,14 +253,13 @@ final class ChildSupervisor: LoopHandler {
         }
         let id = nextID
         nextID += 1
-        var registered: [CInt] = []
+        var registered: [LoopRegistration?] = []
         do throws(Errno) {
             for (fd, kind) in [(pidfd, ChildEpollData.Kind.pidfd), (out, .stdout), (err, .stderr)] {
-                try loop.register(fd, for: .children, token: ChildEpollData.make(kind, id: id), events: .readable)
-                registered.append(fd)
+                registered.append(try loop.register(fd, events: .readable, handler: self, token: ChildEpollData.make(kind, id: id)))
             }
         } catch {
-            for fd in registered { loop.unregister(fd) }
+            for case let registration? in registered { loop.unregister(registration) }
             FD.close(pidfd)
             FD.close(out)
             FD.close(err)
@@ -269,6 +270,7 @@ final class ChildSupervisor: LoopHandler {
         let child = SupervisedChild(
             id: id, request: request, pid: pid, pidfd: pidfd, stdout: out, stderr: err,
             startNanos: Clock.monotonicNanos())
+        child.registrations = registered
         children[id] = child
         running += 1
         runningByHandler[request.handlerIndex, default: 0] += 1
@@ -308,7 +310,7 @@ final class ChildSupervisor: LoopHandler {
             // ECHILD: someone else reaped it; the status is lost.
         }
         let now = Clock.monotonicNanos()
-        loop.unregister(child.pidfd)
+        unregister(child, .pidfd)
         FD.close(child.pidfd)
         child.pidfd = -1
         child.reaped = true
@@ -407,9 +409,14 @@ final class ChildSupervisor: LoopHandler {
     private func closePipe(_ child: SupervisedChild, _ stream: ChildStream) {
         let fd = child.pipes[stream.rawValue]
         guard fd >= 0 else { return }
-        loop.unregister(fd)
+        unregister(child, stream == .stdout ? .stdout : .stderr)
         FD.close(fd)
         child.pipes[stream.rawValue] = -1
+    }
+
+    private func unregister(_ child: SupervisedChild, _ kind: ChildEpollData.Kind) {
+        if let registration = child.registrations[Int(kind.rawValue)] { loop.unregister(registration) }
+        child.registrations[Int(kind.rawValue)] = nil
     }
 
     private func queue(_ lines: [(ChildStream, String)], of child: SupervisedChild) {
@@ -422,7 +429,7 @@ final class ChildSupervisor: LoopHandler {
 
     /// Makes the queued callbacks, in order; re-entrant calls leave theirs to the outer loop.
     private func deliver() {
-        loop.schedule(.children, at: nextDeadlineNanos)
+        loop.schedule(timer, at: nextDeadlineNanos)
         if delivering { return }
         delivering = true
         defer { delivering = false }

@@ -1,7 +1,7 @@
 import TapgridSystem
 
-/// What a supervisor epoll registration refers to, packed into `epoll_data.u64`:
-/// the kind in bits 48...55 (the loop adds its owner byte above), the low 48 bits the child's id.
+/// What a supervisor epoll registration refers to, packed into the registration's token:
+/// the kind in bits 48...55, the low 48 bits the child's id.
 /// Ids are never reused, so an event for a closed (and possibly reused) fd number finds no
 /// child, or a child whose descriptor of that kind is already closed, and is dropped.
 enum ChildEpollData {
@@ -37,6 +37,8 @@ final class SupervisedChild {
     /// Read ends of stdout and stderr (indexed by `ChildStream.rawValue`); -1 once closed.
     var pipes: [CInt]
     var output = OutputCapture()
+    /// The loop's registrations of the pidfd, stdout and stderr (by `ChildEpollData.Kind`).
+    var registrations: [LoopRegistration?] = [nil, nil, nil]
     let startNanos: UInt64
     /// When SIGTERM is due (nil: no timeout).
     let timeoutDeadline: UInt64?

@@ -20,20 +20,20 @@ struct TouchscreenContact: Equatable {
     var source: String
 }
 
-/// The touchscreen input: a `TouchscreenReader` on the event loop (owner `.touchscreens`), its
+/// The touchscreen input: a `TouchscreenReader` on the event loop, its
 /// positions mapped to the current layout with `touch.rotation` and `touch.calibration`, each
 /// contact handed to `onContact`.
 ///
 /// Never stops the daemon: a context that cannot be made, a missing device or one it may not
 /// open is a warning (once per device and cause) and the socket keeps serving. Configured paths
 /// that are missing or vanished are tried again every `TouchscreenReader.retryInterval` on a
-/// timerfd of its own (token 1). With `--verbose`, one debug line per contact:
+/// loop timer. With `--verbose`, one debug line per contact:
 /// `touch down slot 0 (120, 340) from "Fake Touchscreen"`.
 ///
 /// The daemon makes one at start and calls `configure` with the config's `touch` (and again
 /// with a reloaded config's: same devices keep their reader, only the mapping changes).
 final class TouchscreenInput: LoopHandler {
-    /// Unowned: the loop holds this object as its `.touchscreens` handler and outlives it; a
+    /// Unowned: the loop holds this object as the handler of its registration and outlives it; a
     /// strong reference back made a cycle that `make asan` reported as leaked (the tests' loops).
     private unowned let loop: EventLoop
     private let log: LogSink
@@ -45,15 +45,14 @@ final class TouchscreenInput: LoopHandler {
     // Read per contact: unchecked, as the loop owns this object and nothing re-enters it.
     @exclusivity(unchecked) private var mapping = TouchMapping()
     @exclusivity(unchecked) private var reader: TouchscreenReader?
-    private var retryTimer: TimerFD?
-    private var retryArmed = false
+    /// The reader's descriptor's registration with the loop.
+    private var registration: LoopRegistration?
+    /// Looks for missing configured paths again (made on first use).
+    private var retryTimer: LoopTimer?
     /// Contacts cancelled during the current read, by device name: the reader cancels the
     /// contacts still down on a device that goes away (libinput's `TOUCH_CANCEL`, or its own)
     /// right before it reports the removal, in the same read.
     private var cancelledThisRead: [String: Int] = [:]
-
-    private static let readerToken: UInt64 = 0
-    private static let retryToken: UInt64 = 1
 
     init(loop: EventLoop, log: LogSink, layoutSize: @escaping () -> (width: Double, height: Double),
          onContact: @escaping (TouchscreenContact) -> Void) {
@@ -61,7 +60,6 @@ final class TouchscreenInput: LoopHandler {
         self.log = log
         self.layoutSize = layoutSize
         self.onContact = onContact
-        loop.setHandler(self, for: .touchscreens)
     }
 
     /// The touchscreens open now.
@@ -69,7 +67,7 @@ final class TouchscreenInput: LoopHandler {
     /// Whether a libinput context is open (a `touch` config whose context could be made).
     var isReading: Bool { reader != nil }
     /// Whether configured paths are being looked for again (the retry timer is armed).
-    var isRetrying: Bool { retryArmed }
+    var isRetrying: Bool { retryTimer.map { loop.dueTime($0) != nil } ?? false }
 
     /// Reads what `touch` says: nil closes everything; the same devices or seat as now only
     /// change the mapping (contacts in flight keep their reader); other devices replace the
@@ -96,7 +94,7 @@ final class TouchscreenInput: LoopHandler {
             return
         }
         do throws(Errno) {
-            try loop.register(made.fd, for: .touchscreens, token: Self.readerToken, events: .readable)
+            registration = try loop.register(made.fd, events: .readable, handler: self)
         } catch {
             log.warning("touchscreens cannot be read: cannot watch libinput's descriptor: \(error)")
             return
@@ -109,19 +107,13 @@ final class TouchscreenInput: LoopHandler {
     /// Stops reading: the reader's devices are closed (contacts in flight are not finished here;
     /// the recognizer cancels what it holds when it is told).
     func close() {
-        if let reader { loop.unregister(reader.fd) }
+        if let registration { loop.unregister(registration) }
+        registration = nil
         reader = nil
         disarmRetry()
     }
 
-    func handle(token: UInt64, events: EpollEvents) {
-        if token == Self.retryToken {
-            _ = retryTimer?.readExpirations()
-            readEvents(retrying: true)
-        } else {
-            readEvents(retrying: false)
-        }
-    }
+    func handle(token: UInt64, events: EpollEvents) { readEvents(retrying: false) }
 
     private func readEvents(retrying: Bool) {
         guard let reader else { return }
@@ -170,27 +162,18 @@ final class TouchscreenInput: LoopHandler {
 
     // MARK: - Retrying missing paths
 
+    private static let retryNanos = UInt64(TouchscreenReader.retryInterval.components.seconds) * 1_000_000_000
+
+    /// Schedules the next look for missing paths, unless one is scheduled (`readEvents` after a
+    /// retry schedules the next while paths are still missing).
     private func armRetry() {
-        guard !retryArmed else { return }
-        do throws(Errno) {
-            if retryTimer == nil {
-                let timer = try TimerFD()
-                try loop.register(timer.fd.rawValue, for: .touchscreens, token: Self.retryToken, events: .readable)
-                retryTimer = consume timer
-            }
-            let interval = UInt64(TouchscreenReader.retryInterval.components.seconds) * 1_000_000_000
-            try retryTimer?.set(afterNanoseconds: interval, intervalNanoseconds: interval)
-            retryArmed = true
-        } catch {
-            log.warning("touchscreens: cannot arm the timer that looks for missing devices again: \(error)")
-        }
+        let timer = retryTimer ?? loop.makeTimer { [unowned self] in readEvents(retrying: true) }
+        retryTimer = timer
+        if loop.dueTime(timer) == nil { loop.schedule(timer, after: Self.retryNanos) }
     }
 
     private func disarmRetry() {
-        guard retryArmed else { return }
-        try? retryTimer?.disarm()
-        _ = retryTimer?.readExpirations()
-        retryArmed = false
+        if let retryTimer { loop.schedule(retryTimer, at: nil) }
     }
 }
 

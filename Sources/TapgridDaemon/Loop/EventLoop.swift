@@ -1,153 +1,244 @@
 import TapgridSystem
 
-/// Who an epoll registration belongs to: the top byte of its 64-bit token. The low 56 bits are
-/// the owner's own (a client slot and generation, a child id and stream).
-enum LoopOwner: UInt8, CaseIterable {
-    /// The loop's own timerfd.
-    case timer = 0
-    case server
-    /// The daemon itself: its signalfd (token 0) and the reload eventfd (token 1).
-    case control
-    case children
-    /// `TouchscreenInput`: libinput's descriptor (token 0) and its retry timer (token 1).
-    case touchscreens
-}
-
-/// Named deadlines, each owned by one part of the daemon.
-enum Deadline: Int, CaseIterable {
-    /// Accepting resumes after `EMFILE`.
-    case acceptBackoff
-    /// Clients that took none of their waiting replies for 30 s are closed (`SocketServer`).
-    case clientStall
-    /// Free heap pages go back to the kernel after a burst of replies (`SocketServer`).
-    case memoryTrim
-    /// Children's timeouts, kill graces and output lingers.
-    case children
-    /// The shutdown phase's next check.
-    case shutdown
-    /// The next `WATCHDOG=1` to systemd.
-    case watchdog
-    /// The next look at whether systemd's `STATUS=` is out of date.
-    case status
-    /// The tap-class recognizer's next timer (long press, hold repeat, double-tap window).
-    case touch
-    /// The next look at whether the event log's path still names the open file (rotation
-    /// without SIGUSR1).
-    case eventLogCheck
-}
-
 /// Receives the events of the descriptors it registered.
 protocol LoopHandler: AnyObject {
     /// - Parameters:
-    ///   - token: the low 56 bits given at registration.
+    ///   - token: what the handler gave at registration (its own name for the descriptor).
     ///   - events: what epoll reported.
     func handle(token: UInt64, events: EpollEvents)
 }
 
-/// The daemon's one event loop: epoll over every owner's descriptors, and named deadlines on one
-/// timerfd. Owners register through it (never through a raw epoll fd); each event goes to the
-/// owner named in its token's top byte. Runs on the main thread; everything it calls is
-/// loop-owned.
+/// One descriptor watched by the loop: handed out by `EventLoop.register`, given back to
+/// `modify`, `reregister` and `unregister`. A value: an owner keeps it beside its descriptor.
+struct LoopRegistration: Equatable {
+    /// The loop's slot and that slot's generation (an event for a slot reused since is stale).
+    fileprivate let slot: UInt32
+    fileprivate let generation: UInt32
+    /// The descriptor watched now.
+    fileprivate(set) var fd: CInt
+    /// What it is watched for now.
+    fileprivate(set) var events: EpollEvents
+}
+
+/// A timer of the loop: made once by an owner (`EventLoop.makeTimer`), scheduled and cancelled
+/// as often as it likes.
+struct LoopTimer: Equatable {
+    fileprivate let index: Int
+}
+
+/// The daemon's one event loop: epoll over the descriptors its owners register, timers on one
+/// timerfd, and hooks that run at the end of every wakeup. It knows no owner by name: each
+/// registration carries its handler and the handler's token, each timer its action, so a new
+/// owner (a broker connection whose socket changes after every reconnect, an HTTP server whose
+/// timeout changes after every run) registers and re-registers without an edit here. Runs on the
+/// main thread; everything it calls is loop-owned.
 final class EventLoop {
     private let epoll: Epoll
-    private let timer: TimerFD
-    private var handlers: [LoopHandler?] = Array(repeating: nil, count: LoopOwner.allCases.count)
-    /// Per `Deadline`: when it is due (`.max`: not set), and who is told.
-    private var due = [UInt64](repeating: .max, count: Deadline.allCases.count)
-    private var deadlineActions: [(() -> Void)?] = Array(repeating: nil, count: Deadline.allCases.count)
+    private let clock: TimerFD
+
+    private struct Entry {
+        var handler: LoopHandler?
+        var token: UInt64
+        var generation: UInt32
+    }
+
+    /// Registrations by slot; a free slot has no handler.
+    private var entries: [Entry] = []
+    private var freeSlots: [UInt32] = []
+
+    /// Per timer: when it is due (`.max`: not scheduled), and what it runs (nil: a free slot).
+    /// Apart, so the scan of every wakeup reads integers and retains no closure.
+    private var due: [UInt64] = []
+    private var actions: [(() -> Void)?] = []
+    /// Per timer: how long after it fires it is due again (0: once).
+    private var intervals: [UInt64] = []
+    private var freeTimers: [Int] = []
     /// What the timerfd is armed for.
     private var armed: UInt64 = .max
-    /// Called after every batch of events and deadlines (while shutting down: progress checks).
-    var afterBatch: (() -> Void)?
-    /// Called after every batch of events and deadlines, before `afterBatch`: work an owner
-    /// gathers over one wakeup and does once (the socket server's replies of all its
-    /// connections, after one event-log write).
+
+    /// What runs once at the end of each wakeup, after its events and timers, in the order added.
     private var wakeupEnds: [() -> Void] = []
+
+    /// The epoll data of the loop's own timerfd.
+    private static let clockData = UInt64.max
 
     init() throws(Errno) {
         epoll = try Epoll(maxEvents: 64)
-        timer = try TimerFD()
-        try epoll.add(timer.fd.rawValue, events: .readable, data: Self.token(.timer, 0))
+        clock = try TimerFD()
+        try epoll.add(clock.fd.rawValue, events: .readable, data: Self.clockData)
     }
+
+    // MARK: - Registrations
+
+    /// Watches `fd` for `events`; its events go to `handler` with `token`. The corresponding C
+    /// function is `epoll_ctl(EPOLL_CTL_ADD)`.
+    /// - Returns: the registration, for `modify`, `reregister` and `unregister`.
+    func register(_ fd: CInt, events: EpollEvents, handler: LoopHandler, token: UInt64 = 0) throws(Errno) -> LoopRegistration {
+        let slot: UInt32
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = UInt32(entries.count)
+            entries.append(Entry(handler: nil, token: 0, generation: 0))
+        }
+        let generation = entries[Int(slot)].generation
+        do throws(Errno) {
+            try epoll.add(fd, events: events, data: Self.data(slot, generation))
+        } catch {
+            freeSlots.append(slot)
+            throw error
+        }
+        entries[Int(slot)].handler = handler
+        entries[Int(slot)].token = token
+        return LoopRegistration(slot: slot, generation: generation, fd: fd, events: events)
+    }
+
+    /// Changes what the registration's descriptor is watched for. The corresponding C function is
+    /// `epoll_ctl(EPOLL_CTL_MOD)`.
+    func modify(_ registration: inout LoopRegistration, events: EpollEvents) throws(Errno) {
+        guard events != registration.events else { return }
+        try epoll.modify(registration.fd, events: events, data: Self.data(registration.slot, registration.generation))
+        registration.events = events
+    }
+
+    /// Moves the registration to a new descriptor of the same owner (a reconnect's new socket),
+    /// keeping its handler and token: the old descriptor is no longer watched (unregister it
+    /// before closing it is not needed: this does it). `epoll_ctl(EPOLL_CTL_DEL)` then `ADD`.
+    func reregister(_ registration: inout LoopRegistration, fd: CInt, events: EpollEvents) throws(Errno) {
+        if fd != registration.fd { _ = try? epoll.remove(registration.fd) }
+        do throws(Errno) {
+            if fd == registration.fd {
+                try epoll.modify(fd, events: events, data: Self.data(registration.slot, registration.generation))
+            } else {
+                try epoll.add(fd, events: events, data: Self.data(registration.slot, registration.generation))
+            }
+        } catch {
+            release(slot: registration.slot)
+            throw error
+        }
+        registration.fd = fd
+        registration.events = events
+    }
+
+    /// Stops watching the registration's descriptor (before it is closed); its slot's later
+    /// events, already fetched, are dropped. The corresponding C function is `epoll_ctl(EPOLL_CTL_DEL)`.
+    func unregister(_ registration: LoopRegistration) {
+        guard Int(registration.slot) < entries.count, entries[Int(registration.slot)].generation == registration.generation,
+            entries[Int(registration.slot)].handler != nil
+        else { return }
+        _ = try? epoll.remove(registration.fd)
+        release(slot: registration.slot)
+    }
+
+    private func release(slot: UInt32) {
+        entries[Int(slot)].handler = nil
+        entries[Int(slot)].generation &+= 1
+        freeSlots.append(slot)
+    }
+
+    /// How many descriptors are registered (for tests: an owner gone must leave none behind).
+    var registrationCount: Int { entries.count - freeSlots.count }
 
     @inline(__always)
-    private static func token(_ owner: LoopOwner, _ low: UInt64) -> UInt64 {
-        UInt64(owner.rawValue) << 56 | (low & 0x00FF_FFFF_FFFF_FFFF)
+    private static func data(_ slot: UInt32, _ generation: UInt32) -> UInt64 { UInt64(generation) << 32 | UInt64(slot) }
+
+    // MARK: - Timers
+
+    /// Makes a timer that runs `action` when it is due (it is then unscheduled; the action may
+    /// schedule it again).
+    func makeTimer(_ action: @escaping () -> Void) -> LoopTimer { makeTimer(every: 0, action) }
+
+    /// Makes a timer that, once scheduled, runs `action` every `interval` nanoseconds (measured
+    /// from when it last ran) until it is cancelled.
+    func makeTimer(every interval: UInt64, _ action: @escaping () -> Void) -> LoopTimer {
+        if let free = freeTimers.popLast() {
+            actions[free] = action
+            intervals[free] = interval
+            return LoopTimer(index: free)
+        }
+        due.append(.max)
+        actions.append(action)
+        intervals.append(interval)
+        return LoopTimer(index: due.count - 1)
     }
 
-    /// Sets who receives the events of `owner`'s descriptors.
-    func setHandler(_ handler: LoopHandler, for owner: LoopOwner) { handlers[Int(owner.rawValue)] = handler }
+    /// Sets when `timer` is due, in `Clock.monotonicNanos()` time; nil cancels it.
+    func schedule(_ timer: LoopTimer, at time: UInt64?) { due[timer.index] = time ?? .max }
 
-    /// Adds what runs once at the end of each wakeup, after its events and deadlines.
-    func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
+    /// Schedules `timer` `nanoseconds` from now.
+    func schedule(_ timer: LoopTimer, after nanoseconds: UInt64) { schedule(timer, at: Clock.monotonicNanos() &+ nanoseconds) }
 
-    /// Sets what runs when `deadline` passes.
-    func onDeadline(_ deadline: Deadline, _ action: @escaping () -> Void) { deadlineActions[deadline.rawValue] = action }
-
-    /// Watches `fd` for `owner`. The corresponding C function is `epoll_ctl(EPOLL_CTL_ADD)`.
-    func register(_ fd: CInt, for owner: LoopOwner, token: UInt64, events: EpollEvents) throws(Errno) {
-        try epoll.add(fd, events: events, data: Self.token(owner, token))
-    }
-
-    /// Changes what `fd` is watched for. The corresponding C function is `epoll_ctl(EPOLL_CTL_MOD)`.
-    func modify(_ fd: CInt, for owner: LoopOwner, token: UInt64, events: EpollEvents) throws(Errno) {
-        try epoll.modify(fd, events: events, data: Self.token(owner, token))
-    }
-
-    /// Stops watching `fd` (before it is closed). The corresponding C function is
-    /// `epoll_ctl(EPOLL_CTL_DEL)`. - Returns: false when it was not watched.
-    @discardableResult
-    func unregister(_ fd: CInt) -> Bool { (try? epoll.remove(fd)) != nil }
-
-    /// Sets (or with nil clears) when `deadline` is due, in `Clock.monotonicNanos()` time.
-    func schedule(_ deadline: Deadline, at time: UInt64?) { due[deadline.rawValue] = time ?? .max }
-
-    /// When `deadline` is due, nil when not set.
-    func dueTime(_ deadline: Deadline) -> UInt64? {
-        let time = due[deadline.rawValue]
+    /// When `timer` is due, nil when it is not scheduled.
+    func dueTime(_ timer: LoopTimer) -> UInt64? {
+        let time = due[timer.index]
         return time == .max ? nil : time
     }
 
-    /// Runs until `finished()` is true after a batch.
+    /// Cancels `timer` and gives its slot back (its owner is going away).
+    func removeTimer(_ timer: LoopTimer) {
+        due[timer.index] = .max
+        actions[timer.index] = nil
+        freeTimers.append(timer.index)
+    }
+
+    /// How many timers exist (for tests).
+    var timerCount: Int { due.count - freeTimers.count }
+
+    // MARK: - Running
+
+    /// Adds what runs once at the end of each wakeup, after its events and timers: work an owner
+    /// gathers over one wakeup and does once (replies of every connection after one event-log
+    /// write).
+    func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
+
+    /// Runs until `finished()` is true after a wakeup.
     /// - Throws: `Errno` when `epoll_wait` itself fails.
     func run(until finished: () -> Bool) throws(Errno) {
         while !finished() {
             arm()
             let ready = try epoll.wait(timeoutMilliseconds: -1)
             for event in ready {
-                let owner = Int(event.data >> 56)
-                if owner == 0 {
-                    _ = timer.readExpirations()
-                } else if owner < handlers.count, let handler = handlers[owner] {
-                    handler.handle(token: event.data & 0x00FF_FFFF_FFFF_FFFF, events: event.events)
+                if event.data == Self.clockData {
+                    _ = clock.readExpirations()
+                    continue
                 }
+                let slot = Int(UInt32(truncatingIfNeeded: event.data))
+                guard slot < entries.count else { continue }
+                let entry = entries[slot]
+                // Stale: unregistered in this wakeup, the slot maybe reused.
+                guard entry.generation == UInt32(truncatingIfNeeded: event.data >> 32), let handler = entry.handler else { continue }
+                handler.handle(token: entry.token, events: event.events)
             }
             fireDue()
             for action in wakeupEnds { action() }
-            afterBatch?()
         }
     }
 
-    /// Runs the actions of the deadlines that passed (each is cleared first; it may set itself again).
+    /// Runs the actions of the timers that passed (each is unscheduled, or a repeating one
+    /// scheduled for its next time, first; the action may schedule it again).
     private func fireDue() {
         let now = Clock.monotonicNanos()
-        for deadline in Deadline.allCases where due[deadline.rawValue] <= now {
-            due[deadline.rawValue] = .max
-            deadlineActions[deadline.rawValue]?()
+        var index = 0
+        while index < due.count {
+            if due[index] <= now {
+                due[index] = intervals[index] == 0 ? .max : now &+ intervals[index]
+                actions[index]?()
+            }
+            index += 1
         }
     }
 
-    /// Arms the timerfd for the earliest deadline, when that changed.
+    /// Arms the timerfd for the earliest timer, when that changed.
     private func arm() {
         var next = UInt64.max
         for time in due where time < next { next = time }
         guard next != armed else { return }
         armed = next
         if next == .max {
-            try? timer.disarm()
+            try? clock.disarm()
         } else {
             let now = Clock.monotonicNanos()
-            try? timer.set(afterNanoseconds: next > now ? next - now : 1)
+            try? clock.set(afterNanoseconds: next > now ? next - now : 1)
         }
     }
 }

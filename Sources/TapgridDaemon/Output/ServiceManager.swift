@@ -38,19 +38,15 @@ final class ServiceManager {
     /// Starts the watchdog pings and the status refreshes on the loop.
     /// - Parameter status: the current `STATUS=` text; nil while it should not change (stopping).
     func start(on loop: EventLoop, status: @escaping () -> String?) {
-        loop.onDeadline(.status) { [unowned self, unowned loop] in
+        let refresh = loop.makeTimer(every: Self.statusNanos) { [unowned self] in
             if let text = status() { self.status(text) }
-            loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
         }
-        loop.schedule(.status, at: Clock.monotonicNanos() + Self.statusNanos)
+        loop.schedule(refresh, after: Self.statusNanos)
         guard let interval = watchdogPingNanos else { return }
         // WATCHDOG=1 from the loop itself: a loop that stalls stops pinging, and systemd restarts it.
-        loop.onDeadline(.watchdog) { [unowned self, unowned loop] in
-            notify([.watchdog])
-            loop.schedule(.watchdog, at: Clock.monotonicNanos() + interval)
-        }
+        let ping = loop.makeTimer(every: interval) { [unowned self] in notify([.watchdog]) }
         // The first ping from the loop's first turn: after READY=1, the first thing systemd hears.
-        loop.schedule(.watchdog, at: Clock.monotonicNanos())
+        loop.schedule(ping, at: Clock.monotonicNanos())
     }
 
     /// `READY=1` with the current status.

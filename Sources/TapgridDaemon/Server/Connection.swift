@@ -54,8 +54,8 @@ final class Connection {
     let output = ByteBuffer(capacity: 4096)
     /// `output[..<outputOffset]` is already sent.
     var outputOffset = 0
-    /// What the descriptor is registered for in epoll; nil when not registered.
-    var registered: EpollEvents? = nil
+    /// The descriptor's registration with the loop (what it is watched for); nil when not watched.
+    var registration: LoopRegistration? = nil
     /// Complete lines wait in the framer because more than `maxPendingOutput` of replies did:
     /// they were read, so they are answered, in order, as the output drains.
     var holdsLines = false

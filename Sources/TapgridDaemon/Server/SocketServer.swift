@@ -32,6 +32,14 @@ final class SocketServer: LoopHandler {
 
     /// The listening socket; -1 once closed.
     private var listenerFD: CInt
+    /// Its registration while it is watched (not while accepting is paused, nor once closed).
+    private var listening: LoopRegistration?
+    /// Accepting resumes after `EMFILE`.
+    private var acceptBackoff: LoopTimer!
+    /// Clients that took none of their waiting replies for 30 s are closed.
+    private var stallCheck: LoopTimer!
+    /// Free heap pages go back to the kernel after a burst of replies.
+    private var memoryTrim: LoopTimer!
     /// Where the socket file is and which file it was when we created it (nil when systemd
     /// owns it, or it could not be examined): only that file is removed at shutdown.
     private let socketFile: (path: String, identity: FileIdentity)?
@@ -80,12 +88,11 @@ final class SocketServer: LoopHandler {
         self.admission = admission
         self.listenerFD = listener.release()
         socketFile = socketPath.flatMap { path in Files.identity(path).map { (path, $0) } }
-        loop.setHandler(self, for: .server)
-        loop.onDeadline(.acceptBackoff) { [unowned self] in resumeAccepting() }
-        loop.onDeadline(.clientStall) { [unowned self] in closeStalledClients() }
+        acceptBackoff = loop.makeTimer { [unowned self] in resumeAccepting() }
+        stallCheck = loop.makeTimer { [unowned self] in closeStalledClients() }
+        memoryTrim = loop.makeTimer { [unowned self] in trimMemory() }
         loop.onWakeupEnd { [unowned self] in sendReplies() }
-        loop.onDeadline(.memoryTrim) { [unowned self] in trimMemory() }
-        try loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
+        listening = try loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
     }
 
     deinit {
@@ -146,9 +153,10 @@ final class SocketServer: LoopHandler {
                     if refuseOneWithReserve() { continue }
                     // No reserve to spend: the listener stays readable, so stop watching it for a
                     // moment instead of spinning; queued connections wait in the backlog.
-                    loop.unregister(listenerFD)
+                    if let listening { loop.unregister(listening) }
+                    listening = nil
                     acceptPaused = true
-                    loop.schedule(.acceptBackoff, at: Clock.monotonicNanos() + 100_000_000)
+                    loop.schedule(acceptBackoff, after: 100_000_000)
                 } else {
                     log.error("accept: \(error)")
                 }
@@ -188,7 +196,7 @@ final class SocketServer: LoopHandler {
         guard acceptPaused else { return }
         acceptPaused = false
         guard listenerFD >= 0 else { return }
-        try? loop.register(listenerFD, for: .server, token: Self.listenerToken, events: .readable)
+        listening = try? loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
     }
 
     /// Checks the limit and the allow list, then registers the connection.
@@ -225,7 +233,7 @@ final class SocketServer: LoopHandler {
         connections[slot] = connection
         count += 1
         updateInterest(connection)
-        if connection.registered == nil { close(connection) }
+        if connection.registration == nil { close(connection) }
     }
 
     /// Sends one error line to a connection we will not keep, then closes it. A fresh socket's
@@ -240,11 +248,12 @@ final class SocketServer: LoopHandler {
     /// Stops accepting and removes the socket file if it is still the one we created.
     func closeListener() {
         guard listenerFD >= 0 else { return }
-        if !acceptPaused { loop.unregister(listenerFD) }
+        if let listening { loop.unregister(listening) }
+        listening = nil
         FD.close(listenerFD)
         listenerFD = -1
         acceptPaused = false
-        loop.schedule(.acceptBackoff, at: nil)
+        loop.schedule(acceptBackoff, at: nil)
         if let (path, identity) = socketFile, Files.identity(path) == identity { try? Files.remove(path) }
     }
 
@@ -392,8 +401,8 @@ final class SocketServer: LoopHandler {
     /// would stay at the burst's high-water mark. Trims the heap now, or a second after the last
     /// trim (a client that pipelines without pause drains many times a second).
     private func trimMemorySoon() {
-        guard loop.dueTime(.memoryTrim) == nil else { return }
-        loop.schedule(.memoryTrim, at: max(Clock.monotonicNanos(), lastTrimNanos + 1_000_000_000))
+        guard loop.dueTime(memoryTrim) == nil else { return }
+        loop.schedule(memoryTrim, at: max(Clock.monotonicNanos(), lastTrimNanos + 1_000_000_000))
     }
 
     private func trimMemory() {
@@ -405,7 +414,7 @@ final class SocketServer: LoopHandler {
     /// stall check runs by the time its limit passes (an earlier check only reschedules).
     private func waitingSince(_ now: UInt64, _ connection: Connection) {
         connection.stalledSince = now
-        if loop.dueTime(.clientStall) == nil { loop.schedule(.clientStall, at: now + Connection.stallLimitNanos) }
+        if loop.dueTime(stallCheck) == nil { loop.schedule(stallCheck, at: now + Connection.stallLimitNanos) }
     }
 
     /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
@@ -423,7 +432,7 @@ final class SocketServer: LoopHandler {
                 next = min(next, due)
             }
         }
-        if next != .max { loop.schedule(.clientStall, at: next) }
+        if next != .max { loop.schedule(stallCheck, at: next) }
     }
 
     /// Watches for readable while we still read, writable only while replies wait.
@@ -431,17 +440,15 @@ final class SocketServer: LoopHandler {
         var wanted: EpollEvents = []
         if connection.wantsRequests { wanted.insert(.readable) }
         if connection.pendingOutput > 0 { wanted.insert(.writable) }
-        guard wanted != connection.registered else { return }
+        guard wanted != connection.registration?.events else { return }
         do throws(Errno) {
             if wanted.isEmpty {
-                loop.unregister(connection.fd)
-                connection.registered = nil
-            } else if connection.registered == nil {
-                try loop.register(connection.fd, for: .server, token: connection.token, events: wanted)
-                connection.registered = wanted
+                if let registration = connection.registration { loop.unregister(registration) }
+                connection.registration = nil
+            } else if connection.registration == nil {
+                connection.registration = try loop.register(connection.fd, events: wanted, handler: self, token: connection.token)
             } else {
-                try loop.modify(connection.fd, for: .server, token: connection.token, events: wanted)
-                connection.registered = wanted
+                try loop.modify(&connection.registration!, events: wanted)
             }
         } catch {
             log.error("epoll_ctl for client \(connection.slot): \(error)")
@@ -453,8 +460,8 @@ final class SocketServer: LoopHandler {
         guard !connection.isClosed, connections[connection.slot] === connection else { return }
         if connection.touched { lineHandler.connectionClosed(connection) }
         if connection.heldLargeOutput { trimMemorySoon() }
-        if connection.registered != nil { loop.unregister(connection.fd) }
-        connection.registered = nil
+        if let registration = connection.registration { loop.unregister(registration) }
+        connection.registration = nil
         connection.isClosed = true
         FD.close(connection.fd)
         connections[connection.slot] = nil

@@ -3,17 +3,19 @@ import TapgridCore
 import TapgridSystem
 import TapgridSystemd
 
-/// The composition root: builds the loop, the socket server, the tap service, the child
-/// supervisor and the event log, wires them, and carries out the `Lifecycle`'s actions for
+/// The composition root: builds the loop, the socket server, the request router, the tap output,
+/// touch input, the child supervisor and the event log, wires them, and carries out the `Lifecycle`'s actions for
 /// signals, reloads and shutdown. All of it runs on the one event-loop thread; the only shared
 /// structure is the `Reloader`'s inbox.
-final class Daemon: LoopHandler {
+final class Daemon: LoopHandler, DaemonControl {
     let configPath: String
     let log: LogSink
     let environment: [String: String]
     let loop: EventLoop
     let server: SocketServer
-    let service: TapService
+    let output: TapOutput
+    let touch: TouchInput
+    let router: RequestRouter
     let eventLog: EventLog
     /// The touchscreens `touch` names, read through libinput on the loop.
     let touchscreens: TouchscreenInput
@@ -47,21 +49,18 @@ final class Daemon: LoopHandler {
         reloader = Reloader(notifier: wake.notifier)
         eventLog = EventLog(runID: CurrentProcess.randomRunID(), log: log)
         let supervisor = ChildSupervisor(loop: loop, environment: environment)
-        service = TapService(
-            engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log,
-            supervisor: supervisor, daemonUID: CurrentProcess.uid)
+        output = TapOutput(engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log, supervisor: supervisor)
+        touch = TouchInput(output: output, loop: loop)
+        router = RequestRouter(output: output, touch: touch, daemonUID: CurrentProcess.uid)
         server = try SocketServer(
             loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
-            lineHandler: service, log: log)
-        service.clientCount = { [unowned server] in server.count }
-        touchscreens = TouchscreenInput(
-            loop: loop, log: log, layoutSize: { [unowned service] in service.currentLayoutSize },
-            onContact: { [unowned service] contact in service.touchscreenContact(contact) })
-        supervisor.onExit = { [unowned service] exit in service.childExited(exit) }
-        supervisor.onOutput = { [unowned service] line in service.childOutput(line) }
-        service.requestReload = { [unowned self] connection in requestReload(from: connection) }
-        let touchTimer = loop.makeTimer { [unowned service] in service.touchTimersDue() }
-        service.scheduleTouch = { [unowned loop] due in loop.schedule(touchTimer, at: due) }
+            lineHandler: router, log: log)
+        // After the server's hook: what is still staged, and the held log lines, follow the replies.
+        output.attach(to: loop)
+        touchscreens = TouchscreenInput(loop: loop, log: log, sink: touch)
+        supervisor.onExit = { [unowned output] exit in output.childExited(exit) }
+        supervisor.onOutput = { [unowned output] line in output.childOutput(line) }
+        router.control = self
         _ = try loop.register(self.signals.fd.rawValue, events: .readable, handler: self, token: Self.signalsToken)
         _ = try loop.register(wake.fd.rawValue, events: .readable, handler: self, token: Self.wakeToken)
         shutdownCheck = loop.makeTimer { [unowned self] in progress() }
@@ -135,9 +134,9 @@ final class Daemon: LoopHandler {
             case .stopAccepting: server.closeListener()
             case .drainClients: server.drainAll()
             case .closeClients: server.closeAll()
-            case .stopChildren(let grace): service.supervisor.beginShutdown(graceNanos: grace)
+            case .stopChildren(let grace): output.supervisor.beginShutdown(graceNanos: grace)
             case .finish:
-                service.endAllContacts()
+                touch.endAllContacts()
                 eventLog.close()
                 log.info("stopped cleanly")
             }
@@ -150,16 +149,23 @@ final class Daemon: LoopHandler {
     private func statusText() -> String {
         let logProblem = eventLog.ok ? "" : "; event log: " + (eventLog.lastError ?? "failing")
         if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem }
-        return "layout \(service.engine.currentLayoutName), generation \(service.generation), \(counted(Int(service.engine.seq), "tap"))" + logProblem
+        return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.seq), "tap"))" + logProblem
     }
 
     /// While stopping: moves on once clients took their replies and children are gone.
     private func progress() {
-        let event = Lifecycle.Event.progress(clientsBusy: server.anyBusy, childrenIdle: service.supervisor.isIdle)
+        let event = Lifecycle.Event.progress(clientsBusy: server.anyBusy, childrenIdle: output.supervisor.isIdle)
         perform(lifecycle.handle(event, now: Clock.monotonicNanos()))
     }
 
     // MARK: - Reload
+
+    /// The config generation in use.
+    var generation: UInt64 { output.engine.active.generation }
+
+    var clientCount: Int { server.count }
+
+    func reloadRequested(by connection: Connection) { requestReload(from: connection) }
 
     /// A reload for SIGHUP (nil) or a connection's `reload`, which waits for the load's answer.
     private func requestReload(from connection: Connection?) {
@@ -180,17 +186,15 @@ final class Daemon: LoopHandler {
             let id = connection.pendingReload ?? nil
             connection.pendingReload = nil
             let out = connection.output
-            if let failure {
-                if let id { id.withUnsafeBufferPointer { ReplyWriter.error(.configError, failure, id: $0, out) } } else {
-                    ReplyWriter.error(.configError, failure, id: nil, out)
+            let generation = generation
+            func answer(_ id: UnsafeBufferPointer<UInt8>?) {
+                if let failure {
+                    ReplyWriter.error(.configError, failure, id: id, out)
+                } else {
+                    ReplyWriter.reloaded(generation: generation, id: id, out)
                 }
-            } else {
-                out.append(0x7B)
-                if let id { id.withUnsafeBufferPointer { ReplyWriter.id($0, out) } }
-                out.append(#""ok":true,"generation":"#)
-                out.append(uint: service.generation)
-                out.append("}\n")
             }
+            if let id { id.withUnsafeBufferPointer { answer($0) } } else { answer(nil) }
             server.answerLines(connection)
             server.flush(connection)
         }
@@ -199,22 +203,24 @@ final class Daemon: LoopHandler {
     /// - Returns: nil when the new config was swapped in, else the errors' text (one per line).
     private func apply(_ result: LoadResult) -> String? {
         for warning in result.diagnostics.warnings { log.warning(warning.description) }
-        let old = service.config
+        let old = output.engine.active.config
         guard let new = result.config, !result.diagnostics.hasErrors else {
             var errors = result.diagnostics.errors.map(\.description)
             if errors.isEmpty { errors = ["\(configPath): the config could not be loaded"] }
             let text = errors.joined(separator: "\n")
-            log.error("reload failed, keeping generation \(service.generation): \(text)")
+            log.error("reload failed, keeping generation \(generation): \(text)")
             return text
         }
         if new.socket.path != old.socket.path || new.socket.mode != old.socket.mode {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
-        service.swap(to: new, generation: service.generation + 1)
+        output.engine.swap(to: new, generation: generation + 1)
+        output.recordEndedContacts(now: Clock.monotonicNanos())  // contacts in flight end
+        touch.reschedule()
         server.admission = SocketServer.Admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
         touchscreens.configure(new.touch)
-        log.info("config reloaded: generation \(service.generation), layout \(service.engine.currentLayoutName)", kind: .reload)
+        log.info("config reloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
         Memory.returnFreePages()  // the old config's and the parse's pages, as after the first load
         return nil
     }

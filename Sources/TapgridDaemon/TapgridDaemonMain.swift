@@ -124,7 +124,7 @@ public enum TapgridDaemonMain {
             return 1
         }
         log.info(
-            "listening on \(listening) (config \(configPath), generation 1, layout \(daemon.service.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
+            "listening on \(listening) (config \(configPath), generation 1, layout \(daemon.output.engine.currentLayoutName), event log \(daemon.eventLog.path ?? "off"))"
         )
         return daemon.run()
     }

@@ -10,10 +10,16 @@ import TapgridInput
 /// size, the config's mapping, nanoseconds, the device's name) and what `configure` keeps,
 /// replaces and closes. Devices through libinput are the end-to-end tests' (umockdev).
 @Suite struct TouchscreenInputTests {
-    /// What the closures see: the layout size to report, the contacts received.
-    final class Seen {
+    /// What the sink sees: the layout size to map onto, the contacts received.
+    final class Seen: TouchscreenSink {
         var size = (width: 800.0, height: 480.0)
         var contacts: [TouchscreenContact] = []
+
+        func touchscreenContact(_ sample: TouchSample, mapping: TouchMapping) -> TouchscreenContact {
+            let contact = TouchscreenContact(sample, mapping: mapping, width: size.width, height: size.height)
+            contacts.append(contact)
+            return contact
+        }
     }
 
     struct Harness {
@@ -26,8 +32,7 @@ import TapgridInput
             loop = try EventLoop()
             // Warnings about the test's missing devices go to stderr: see `quietly`.
             let log = LogSink(verbose: false, journal: false, priorityPrefixes: false)
-            let seen = seen
-            input = TouchscreenInput(loop: loop, log: log, layoutSize: { seen.size }, onContact: { seen.contacts.append($0) })
+            input = TouchscreenInput(loop: loop, log: log, sink: seen)
         }
     }
 

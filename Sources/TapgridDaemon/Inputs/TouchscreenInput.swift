@@ -20,9 +20,25 @@ struct TouchscreenContact: Equatable {
     var source: String
 }
 
-/// The touchscreen input: a `TouchscreenReader` on the event loop, its
-/// positions mapped to the current layout with `touch.rotation` and `touch.calibration`, each
-/// contact handed to `onContact`.
+extension TouchscreenContact {
+    /// `sample` in layout units: `mapping` (calibration, then rotation) onto a layout of `width`
+    /// by `height`, the time in nanoseconds.
+    init(_ sample: TouchSample, mapping: TouchMapping, width: Double, height: Double) {
+        let point = mapping.layoutPoint(x: sample.x, y: sample.y, width: width, height: height)
+        self.init(phase: sample.phase, slot: sample.slot, x: point.x, y: point.y, timeNanos: sample.timeMicroseconds &* 1_000,
+                  source: sample.device)
+    }
+}
+
+/// Where a touchscreen's contacts go (the daemon's `TouchInput`): it runs the recognizer's timers
+/// due by the contact's time, maps the sample onto the layout current then, and recognizes it.
+protocol TouchscreenSink: AnyObject {
+    /// - Returns: the contact as mapped (for the `--verbose` line).
+    func touchscreenContact(_ sample: TouchSample, mapping: TouchMapping) -> TouchscreenContact
+}
+
+/// The touchscreen input: a `TouchscreenReader` on the event loop, each contact handed to the
+/// `TouchscreenSink` with the mapping of `touch.rotation` and `touch.calibration`.
 ///
 /// Never stops the daemon: a context that cannot be made, a missing device or one it may not
 /// open is a warning (once per device and cause) and the socket keeps serving. Configured paths
@@ -37,10 +53,8 @@ final class TouchscreenInput: LoopHandler {
     /// strong reference back made a cycle that `make asan` reported as leaked (the tests' loops).
     private unowned let loop: EventLoop
     private let log: LogSink
-    /// The current layout's width and height (the daemon's engine knows it).
-    private let layoutSize: () -> (width: Double, height: Double)
     /// Where contacts go (the recognizer).
-    @exclusivity(unchecked) var onContact: (TouchscreenContact) -> Void
+    private let sink: TouchscreenSink
     private(set) var config: TouchConfig?
     // Read per contact: unchecked, as the loop owns this object and nothing re-enters it.
     @exclusivity(unchecked) private var mapping = TouchMapping()
@@ -54,12 +68,10 @@ final class TouchscreenInput: LoopHandler {
     /// right before it reports the removal, in the same read.
     private var cancelledThisRead: [String: Int] = [:]
 
-    init(loop: EventLoop, log: LogSink, layoutSize: @escaping () -> (width: Double, height: Double),
-         onContact: @escaping (TouchscreenContact) -> Void) {
+    init(loop: EventLoop, log: LogSink, sink: TouchscreenSink) {
         self.loop = loop
         self.log = log
-        self.layoutSize = layoutSize
-        self.onContact = onContact
+        self.sink = sink
     }
 
     /// The touchscreens open now.
@@ -149,15 +161,10 @@ final class TouchscreenInput: LoopHandler {
         }
     }
 
-    /// One contact: mapped onto the current layout, logged with --verbose, handed to `onContact`.
+    /// One contact: handed to the sink with the mapping, logged with --verbose as it was mapped.
     func deliver(_ sample: TouchSample) {
-        let size = layoutSize()
-        let point = mapping.layoutPoint(x: sample.x, y: sample.y, width: size.width, height: size.height)
-        let contact = TouchscreenContact(
-            phase: sample.phase, slot: sample.slot, x: point.x, y: point.y,
-            timeNanos: sample.timeMicroseconds &* 1_000, source: sample.device)
+        let contact = sink.touchscreenContact(sample, mapping: mapping)
         log.debug("touch \(contact.phase.name) slot \(contact.slot) (\(formatNumber(contact.x)), \(formatNumber(contact.y))) from \"\(contact.source)\"")
-        onContact(contact)
     }
 
     // MARK: - Retrying missing paths
@@ -174,14 +181,5 @@ final class TouchscreenInput: LoopHandler {
 
     private func disarmRetry() {
         if let retryTimer { loop.schedule(retryTimer, at: nil) }
-    }
-}
-
-extension TapService {
-    /// The current layout's width and height, for `TouchscreenInput`'s `layoutSize`: read in place
-    /// (a copy of the engine or of a `LoadedLayout` would retain their arrays on every contact).
-    var currentLayoutSize: (width: Double, height: Double) {
-        let index = engine.currentLayout
-        return engine.active.layouts.withUnsafeBufferPointer { ($0[index].frame.width, $0[index].frame.height) }
     }
 }

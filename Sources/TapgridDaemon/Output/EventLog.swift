@@ -1,13 +1,13 @@
 import TapgridCore
 import TapgridSystem
 
-/// The JSON Lines event log as an append-only sink: one record per tap, one per finished child
-/// (the fields are `TapRecord`'s and `ChildExitRecord`'s to write).
+/// The JSON Lines event log as an append-only sink: one record per tap, contact event and
+/// finished child (the fields are `TapRecord`'s, `TouchRecord`'s and `ChildExitRecord`'s to write).
 ///
-/// Records are built back to back in one reusable buffer and written with a single `write(2)`
-/// on an `O_APPEND` descriptor: a tap's record is *staged* together with where its reply ends in
-/// the connection's output, and the socket server has every staged record written
-/// (`writeStaged`) before it sends any reply, once per loop wakeup. So a pipelining client, or
+/// Every record is built back to back in one reusable buffer and *staged*, together with where in
+/// its reply (if it has one) `"logged": false` would go, and written with a single `write(2)`
+/// on an `O_APPEND` descriptor: before any reply is sent (`TapOutput.beforeSend`) and at the end
+/// of every loop wakeup. So a pipelining client, or
 /// several clients served in one wakeup, cost one `write(2)` for all their taps, and a client
 /// still never sees a reply whose record is not in the file: when the write fails, or the kernel
 /// takes only part of it, the replies of exactly the records that did not reach the file get
@@ -30,10 +30,10 @@ final class EventLog {
     /// end, the caller appends the record's fields, `stage` keeps it, `writeStaged` writes them all.
     private let batch = ByteBuffer(capacity: 1 << 16)
     /// Per staged record: where it ends in `batch` (a partial write tells which records made it)
-    /// and where its reply ends in its output (-1: no reply). Unchecked: loop-owned, never
+    /// and where `,"logged":false` goes in its reply (-1: no reply). Unchecked: loop-owned, never
     /// accessed re-entrantly (a checked access costs a runtime call per tap).
     @exclusivity(unchecked) private var ends: [Int] = []
-    @exclusivity(unchecked) private var replyEnds: [Int] = []
+    @exclusivity(unchecked) private var notLoggedMarks: [Int] = []
     /// The outputs the staged replies are in: each from the index of the first record whose reply
     /// it holds (one per connection served in the batch).
     @exclusivity(unchecked) private var outputs: [(output: ByteBuffer, from: Int)] = []
@@ -159,23 +159,24 @@ final class EventLog {
     static let movedCheckNanos: UInt64 = 1_000_000_000
 
     /// Starts a record with its time and run id after the staged ones; the caller appends the
-    /// rest (ending in `}\n`) to the buffer returned, then calls `stage` or `commit`.
+    /// rest (ending in `}\n`) to the buffer returned, then calls `stage`.
     func begin() -> ByteBuffer {
         let now = Clock.realtime()
         head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
         return batch
     }
 
-    /// Keeps the record begun by `begin` for the next `writeStaged`, with where its tap's reply
-    /// ends in `output` (it must end in `}\n`, and stay unsent until then).
+    /// Keeps the record begun by `begin` for the next `writeStaged`, with where in `output` its
+    /// reply's `,"logged":false` goes should the record not reach the file (before the reply
+    /// object's closing `}`; the reply stays unsent until then).
     @inline(__always)
-    func stage(replyEnd: Int, in output: ByteBuffer) {
+    func stage(notLoggedAt mark: Int, in output: ByteBuffer) {
         if ObjectIdentifier(output) != lastOutput {
             outputs.append((output, ends.count))
             lastOutput = ObjectIdentifier(output)
         }
         ends.append(batch.count)
-        replyEnds.append(replyEnd)
+        notLoggedMarks.append(mark)
         // A wakeup of heavy pipelining stages thousands: written in pieces, the buffer stays small
         // (memory does not grow with the load) and a `write` still carries about 1,000 records.
         if batch.count >= Self.batchLimit { writeStaged() }
@@ -195,13 +196,11 @@ final class EventLog {
         path != nil && fd < 0 && Clock.monotonicNanos() &- lastOpenAttemptNanos < 1_000_000_000
     }
 
-    /// Writes the record begun by `begin` now, with any staged before it.
-    /// - Returns: whether that record reached the file.
-    func commit() -> Bool {
+    /// Keeps the record begun by `begin`, which no reply waits for, for the next `writeStaged`.
+    func stage() {
         ends.append(batch.count)
-        replyEnds.append(-1)
-        let count = ends.count
-        return writeStaged() == count
+        notLoggedMarks.append(-1)
+        if batch.count >= Self.batchLimit { writeStaged() }
     }
 
     /// Writes every staged record with one `write(2)` (more only if the kernel takes part of it),
@@ -216,7 +215,7 @@ final class EventLog {
         let written = writeBatch()
         if written < count { markNotLogged(from: written) }
         ends.removeAll(keepingCapacity: true)
-        replyEnds.removeAll(keepingCapacity: true)
+        notLoggedMarks.removeAll(keepingCapacity: true)
         outputs.removeAll(keepingCapacity: true)
         lastOutput = nil
         batch.removeAll(shrinkingAbove: Self.batchLimit * 2)
@@ -265,17 +264,16 @@ final class EventLog {
     private func markNotLogged(from first: Int) {
         for (k, segment) in outputs.enumerated() {
             let end = k + 1 < outputs.count ? outputs[k + 1].from : ends.count
-            let replies = replyEnds[max(segment.from, first)..<end].filter { $0 >= 0 }
-            guard !replies.isEmpty else { continue }
+            let marks = notLoggedMarks[max(segment.from, first)..<end].filter { $0 >= 0 }
+            guard !marks.isEmpty else { continue }
             let out = segment.output
             let old = Array(out.bytes)
             out.removeAll()
             var from = 0
-            for replyEnd in replies {
-                let close = replyEnd - 2  // the reply's `}` before its `\n`
-                old[from..<close].withUnsafeBytes { out.append($0) }
+            for mark in marks {
+                old[from..<mark].withUnsafeBytes { out.append($0) }
                 out.append(#","logged":false"#)
-                from = close
+                from = mark
             }
             old[from...].withUnsafeBytes { out.append($0) }
         }

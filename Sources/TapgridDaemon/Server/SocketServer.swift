@@ -1,7 +1,7 @@
 import TapgridCore
 import TapgridSystem
 
-/// Answers one request line of a connection (the `TapService`).
+/// Answers one request line of a connection (the `RequestRouter`).
 protocol LineHandler: AnyObject {
     /// Appends the line's reply to the connection's output (not sent yet).
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
@@ -9,17 +9,15 @@ protocol LineHandler: AnyObject {
     func connectionClosed(_ connection: Connection)
     /// Replies are about to be sent: write what must reach its file first (the event-log records
     /// of the taps answered so far). Cheap when there is nothing.
-    func writeRecords()
-    /// The wakeup's replies are sent: write what was held back to follow them (log lines).
-    func writeDeferred()
+    func beforeSend()
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
 /// connection's reading, framing, reply flushing, flow control and closing. Each complete request
 /// line goes to the `LineHandler`, which appends its reply to the connection's output. Replies go
-/// out at the end of the loop's wakeup, after the handler's `writeRecords` wrote the event-log
+/// out at the end of the loop's wakeup, after the handler's `beforeSend` wrote the event-log
 /// records of every connection served in it with one `write(2)` (a record always reaches the log
-/// before its reply is sent); the `log` handlers' lines follow with `writeDeferred`. A client
+/// before its reply is sent). A client
 /// whose unsent replies pass `Connection.maxPendingOutput` is not read until they drain, and one
 /// that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
@@ -121,17 +119,15 @@ final class SocketServer: LoopHandler {
     }
 
     /// At the end of a wakeup: the event-log records of every connection served, with one write
-    /// (the first `flush` has them written), then each connection's replies, then the held log
-    /// lines. Several clients served in one wakeup share those writes.
+    /// (the first `flush` has them written), then each connection's replies. Several clients
+    /// served in one wakeup share that write.
     private func sendReplies() {
-        if !toFlush.isEmpty {
-            for connection in toFlush {
-                connection.flushQueued = false
-                flush(connection)
-            }
-            toFlush.removeAll(keepingCapacity: true)
+        guard !toFlush.isEmpty else { return }
+        for connection in toFlush {
+            connection.flushQueued = false
+            flush(connection)
         }
-        lineHandler.writeDeferred()  // also lines of taps answered outside `handle` (after a reload)
+        toFlush.removeAll(keepingCapacity: true)
     }
 
     /// Every open connection.
@@ -350,7 +346,7 @@ final class SocketServer: LoopHandler {
         var tookSome = false
         while true {
             // Every record staged so far reaches the event log before any reply is sent.
-            lineHandler.writeRecords()
+            lineHandler.beforeSend()
             while connection.pendingOutput > 0 {
                 let result: FD.IOResult
                 do throws(Errno) {

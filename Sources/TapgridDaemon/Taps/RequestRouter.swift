@@ -1,0 +1,116 @@
+import TapgridCore
+import TapgridSystem
+
+/// What the router asks of the daemon: a reload on a connection's behalf, and how many clients
+/// are connected (for `status`).
+protocol DaemonControl: AnyObject {
+    /// The connection sent `reload` (and now waits for its answer).
+    func reloadRequested(by connection: Connection)
+    var clientCount: Int { get }
+}
+
+/// Routes each request line of a connection: taps and hit-tests to the `TapOutput`, contact ops
+/// to the `TouchInput`; `status`, `layouts`, `use` and `reload` are answered here, permissions
+/// checked here (`socket.allowControl`). Every reply is written by the core's `ReplyWriter`.
+final class RequestRouter: LineHandler {
+    let output: TapOutput
+    let touch: TouchInput
+    /// The daemon (unowned: it owns the router).
+    unowned var control: DaemonControl!
+    private let daemonUID: UInt32
+    private let startNanos = Clock.monotonicNanos()
+
+    init(output: TapOutput, touch: TouchInput, daemonUID: UInt32) {
+        self.output = output
+        self.touch = touch
+        self.daemonUID = daemonUID
+    }
+
+    func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection) {
+        // Empty or whitespace-only lines are ignored.
+        var blank = true
+        for byte in line where !(byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A) {
+            blank = false
+            break
+        }
+        if blank { return }
+        let out = connection.output
+        if let plain = RequestScanner.plainTap(line) {
+            output.tap(x: plain.x, y: plain.y, layout: nil, id: nil, out, checkOnly: false, xText: plain.xText, yText: plain.yText)
+            return
+        }
+        // Scanned into a local and passed on borrowed: no copy of the `Request` per tap.
+        var request = Request()
+        if let failure = RequestScanner.scan(line, into: &request) {
+            ReplyWriter.error(failure.error.errorCode, failure.message, id: failure.id.map { UnsafeBufferPointer(rebasing: line[$0]) }, out)
+            return
+        }
+        let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
+        switch request.op {
+        case .tap: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false)
+        case .hit: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
+        case .status: writeStatus(id: id, out)
+        case .layouts: ReplyWriter.layouts(output.engine.active, current: output.engine.currentLayout, id: id, out)
+        case .use: use(request, id: id, connection)
+        case .down: touch.touch(.down, request, id: id, connection)
+        case .move: touch.touch(.move, request, id: id, connection)
+        case .up: touch.touch(.up, request, id: id, connection)
+        case .cancel: touch.touch(.cancel, request, id: id, connection)
+        case .reload:
+            guard mayControl(connection) else {
+                ReplyWriter.error(.forbidden, "uid \(connection.uid) may not reload (socket.allowControl)", id: id, out)
+                return
+            }
+            connection.pendingReload = .some(id.map { Array($0) })
+            control.reloadRequested(by: connection)
+        case .unknown(let name):
+            ReplyWriter.error(
+                .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, down, move, up or cancel",
+                id: id, out)
+        }
+    }
+
+    func connectionClosed(_ connection: Connection) { touch.connectionClosed(connection) }
+
+    func beforeSend() { output.beforeSend() }
+
+    /// Whether the connection may `reload` and `use` (`socket.allowControl`; absent: anyone).
+    private func mayControl(_ connection: Connection) -> Bool {
+        guard let allow = output.engine.active.config.socket.allowControl else { return true }
+        return allow.allows(uid: connection.uid, gids: connection.gids, daemonUID: daemonUID)
+    }
+
+    private func use(_ request: Request, id: UnsafeBufferPointer<UInt8>?, _ connection: Connection) {
+        let out = connection.output
+        guard mayControl(connection) else {
+            ReplyWriter.error(.forbidden, "uid \(connection.uid) may not switch layouts (socket.allowControl)", id: id, out)
+            return
+        }
+        guard let name = request.layout else {
+            ReplyWriter.error(.badRequest, "\"layout\" is required", id: id, out)
+            return
+        }
+        let before = output.engine.currentLayout
+        guard output.engine.use(layout: name) else {
+            ReplyWriter.error(.unknownLayout, output.engine.active.unknownLayout(name), id: id, out)
+            return
+        }
+        if output.engine.currentLayout != before {
+            output.log.info("layout \(name) is current (op use)")
+            output.recordEndedContacts(now: Clock.monotonicNanos())
+        }
+        ReplyWriter.used(layout: name, id: id, out)
+    }
+
+    private func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        let engine = output.engine
+        let eventLog = output.eventLog
+        let children = output.supervisor
+        let status = DaemonStatus(
+            uptimeMilliseconds: (Clock.monotonicNanos() - startNanos) / 1_000_000, generation: engine.active.generation,
+            layout: engine.currentLayoutName, taps: engine.seq, outcomes: engine.outcomeCounts, children: children.runningCount,
+            queued: children.queuedCount, clients: control.clientCount, eventLogPath: eventLog.path, eventLogOK: eventLog.ok,
+            eventLogError: eventLog.lastError)
+        ReplyWriter.status(status, id: id, out)
+    }
+}

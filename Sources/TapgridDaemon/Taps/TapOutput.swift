@@ -1,0 +1,260 @@
+import TapgridCore
+import TapgridSystem
+import TapgridSystemd
+
+/// The one tap-output path: carries out the engine's decisions (a `log` line, a child, a layout
+/// switch) and writes what they leave behind, for plain taps, classed taps, contact events and
+/// child exits alike: the event-log record, staged with where its reply says `"logged": false`
+/// should it not reach the file, and the reply. Staged records are written before any reply is
+/// sent (`beforeSend`, which the socket server calls) and at the end of every wakeup, where the
+/// held `log` lines follow. Owns the `TapEngine`; the tap path writes straight into the event
+/// log's and the connection's byte buffers from `ActiveConfig`'s prebuilt fragments: no
+/// Foundation, no String built per tap.
+final class TapOutput {
+    /// Unchecked: only loop-owned objects mutate it, never re-entrantly (a checked access costs
+    /// a runtime call per tap).
+    @exclusivity(unchecked) var engine: TapEngine
+    let eventLog: EventLog
+    let log: LogSink
+    let supervisor: ChildSupervisor
+    /// `"socket"`: the source of socket clients' contacts, as a JSON string.
+    private let socketSource = Array(#""socket""#.utf8)
+    /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
+    private var touchscreenSources: [Int: [UInt8]] = [:]
+    private var touchscreenStreams: [String: Int] = [:]
+
+    init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor) {
+        self.engine = engine
+        self.eventLog = eventLog
+        self.log = log
+        self.supervisor = supervisor
+    }
+
+    /// Has the staged records and the held `log` lines written at the end of every wakeup (after
+    /// the hooks added before it: the socket server's replies).
+    func attach(to loop: EventLoop) {
+        loop.onWakeupEnd { [unowned self] in
+            if eventLog.stagedCount > 0 { eventLog.writeStaged() }
+            log.writeHeld()
+        }
+    }
+
+    /// Replies are about to be sent: every record staged so far is written first, with one
+    /// `write(2)` (a failed or partial write turns exactly the lost records' replies into
+    /// `"logged": false`). Cheap when nothing is staged.
+    @inline(__always)
+    func beforeSend() {
+        if eventLog.stagedCount > 0 { eventLog.writeStaged() }
+    }
+
+    // MARK: - Taps
+
+    /// The tap path: decide, carry out, record, reply (`checkOnly`: a `hit`, decided, not recorded).
+    func tap(
+        x: Double?, y: Double?, layout name: String?, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool,
+        xText: UnsafeBufferPointer<UInt8>? = nil, yText: UnsafeBufferPointer<UInt8>? = nil
+    ) {
+        guard let x else {
+            ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
+            return
+        }
+        guard let y else {
+            ReplyWriter.error(.badRequest, "\"y\" is required", id: id, out)
+            return
+        }
+        guard let layout = engine.layoutIndex(for: name) else {
+            ReplyWriter.error(.unknownLayout, engine.active.unknownLayout(name!), id: id, out)
+            return
+        }
+        var decision: TapDecision
+        if checkOnly {
+            decision = engine.check(layout: layout, x: x, y: y)
+        } else {
+            let now = Clock.monotonicNanos()
+            decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: name != nil, now: now)
+            carryOut(&decision, x: x, y: y, now: now)
+        }
+        let active = engine.active
+        // Looked up once for both the record and the reply.
+        let hit = decision.target.map { active.hit(layout: layout, slot: $0.info) }
+        let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
+        if !checkOnly && eventLog.isEnabled {
+            if eventLog.isUnwritable {
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: false, into: out)
+            } else {
+                TapRecord.write(
+                    decision, x: x, y: y, active: active, hit: hit, tail: tail, xText: xText, yText: yText, into: eventLog.begin())
+                ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
+                eventLog.stage(notLoggedAt: out.count - 2, in: out)  // before the reply's `}\n`
+            }
+        } else {
+            ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
+        }
+        if log.verbose {
+            log.debug("tap seq=\(decision.seq) layout=\(active.layouts[layout].name) x=\(x) y=\(y) outcome=\(decision.outcome)")
+        }
+    }
+
+    /// A classed tap: carried out, recorded (with `class` and `source`), and appended to `out`
+    /// as an element of a touch op's `taps` when it completes a client's event (timer taps go to
+    /// no client).
+    func emit(_ tap: inout ClassedTap, reply out: ByteBuffer?) {
+        carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos())
+        let decision = tap.decision
+        let active = engine.active
+        let hit = decision.target.map { active.hit(layout: decision.layout, slot: $0.info) }
+        let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
+        if eventLog.isEnabled {
+            TapRecord.write(decision, x: tap.x, y: tap.y, active: active, hit: hit, tail: tail, source: source(tap.key.stream),
+                            into: eventLog.begin())
+        }
+        guard let out else {
+            if eventLog.isEnabled { eventLog.stage() }
+            return
+        }
+        ReplyWriter.tap(decision, id: nil, active: active, hit: hit, tail: tail, logged: true, inArray: true, into: out)
+        if eventLog.isEnabled { eventLog.stage(notLoggedAt: out.count - 1, in: out) }  // before the element's `}`
+    }
+
+    /// Does what the decision asks of the daemon.
+    private func carryOut(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
+        switch decision.action {
+        case .none:
+            return
+        case .log:
+            writeLogRecord(decision)
+        case .switchLayout(let from, let to):
+            if from != to {
+                let handler = engine.active.config.handlers[Int(decision.handler)].name
+                log.info("layout \(engine.active.layouts[to].name) is current (seq \(decision.seq), handler \(handler))")
+                recordEndedContacts(now: now)
+            }
+        case .spawn:
+            spawn(&decision, x: x, y: y, now: now)
+        }
+    }
+
+    private func spawn(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
+        let active = engine.active
+        let slot = Int(decision.handler)
+        let handler = active.config.handlers[slot]
+        let layout = active.layouts[decision.layout]
+        let target = decision.target!
+        let info = layout.tree.infos[target.info]
+        let request = ChildRequest(
+            handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: target.grid),
+            name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y,
+            seq: decision.seq)
+        switch supervisor.submit(request) {
+        case .dispatched:
+            engine.settle(&decision, outcome: .dispatched, reason: nil, now: now)
+        case .busy:
+            engine.settle(&decision, outcome: .busy, reason: nil, now: now)
+        case .denied(let why):
+            log.info("seq \(decision.seq): handler \(handler.name) denied the tap: \(why)")
+            engine.settle(&decision, outcome: .denied, reason: why, now: now)
+        case .failed(let why):
+            log.warning("seq \(decision.seq): handler \(handler.name) failed: \(why)")
+            engine.settle(&decision, outcome: .failed, reason: why, now: now)
+        }
+    }
+
+    /// A `log` handler's record: one line, its grid's part prebuilt (in the journal, with
+    /// `TAPGRID_*` fields).
+    private func writeLogRecord(_ decision: TapDecision) {
+        let target = decision.target!
+        engine.active.withLogTail(
+            layout: decision.layout, grid: target.grid, slot: target.info, handler: target.handler,
+            isTapHandler: decision.tapClass == .tap
+        ) { tail in
+            if log.journal {
+                journalLogRecord(decision, tail: tail)
+                return
+            }
+            // Held, and written with the wakeup's other lines after its replies.
+            let line = log.beginHeldLine(.info)
+            line.append("tap seq=")
+            line.append(uint: decision.seq)
+            line.append(tail)
+        }
+    }
+
+    private func journalLogRecord(_ decision: TapDecision, tail: UnsafeBufferPointer<UInt8>) {
+        let active = engine.active
+        let target = decision.target!
+        let layout = active.layouts[decision.layout]
+        let info = layout.tree.infos[target.info]
+        let message = "tap seq=\(decision.seq)" + String(decoding: tail.dropLast(), as: UTF8.self)
+        log.record(.info, message, kind: .tap) { entry in
+            entry.append("TAPGRID_SEQ", decision.seq)
+            entry.append("TAPGRID_LAYOUT", layout.name)
+            entry.append("TAPGRID_OUTCOME", "dispatched")
+            entry.append("TAPGRID_GRID", layout.tree.path(of: target.grid))
+            if info.tag != 0 { entry.append("TAPGRID_TAG", info.tag) }
+            entry.append("TAPGRID_HANDLER", active.config.handlers[Int(target.handler)].name)
+        }
+    }
+
+    // MARK: - Contact records
+
+    /// The (negative) stream of a touchscreen's contacts, one per device name.
+    func touchscreenStream(_ name: String) -> Int {
+        if let known = touchscreenStreams[name] { return known }
+        let stream = -(touchscreenStreams.count + 1)
+        touchscreenStreams[name] = stream
+        var source: [UInt8] = []
+        JSONWriter.appendString(name, to: &source)
+        touchscreenSources[stream] = source
+        return stream
+    }
+
+    private func source(_ stream: Int) -> [UInt8] { stream > 0 ? socketSource : touchscreenSources[stream] ?? Array("null".utf8) }
+
+    /// A contact event's record (`layout`: the one a `down` named; `current`: the layout current at a `down`).
+    func writeTouchRecord(
+        _ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, now: UInt64, layout: String?, current: String? = nil
+    ) {
+        guard eventLog.isEnabled else { return }
+        TouchRecord.write(phase, slot: key.slot, x: x, y: y, source: source(key.stream), conn: key.stream > 0 ? key.stream : nil,
+                          nanos: now, layout: layout, current: current, into: eventLog.begin())
+        eventLog.stage()
+    }
+
+    /// Cancel records for the contacts the engine ended (a layout switch, a reload).
+    func recordEndedContacts(now: UInt64) {
+        guard !engine.endedContacts.isEmpty else { return }
+        for key in engine.takeEndedContacts() {
+            writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
+        }
+    }
+
+    // MARK: - Children
+
+    /// A finished child: its event-log record and a log line.
+    func childExited(_ exit: ChildExit) {
+        if eventLog.isEnabled {
+            ChildExitRecord.write(
+                seq: exit.seq, status: exit.status, signal: exit.signal, timedOut: exit.timedOut,
+                durationMs: exit.durationMs, into: eventLog.begin())
+            eventLog.stage()
+        }
+        let how = exit.signal.map { "killed by \($0)" + (exit.timedOut ? " (timed out)" : "") }
+            ?? "exited with status \(exit.status ?? -1)"
+        let text = "seq \(exit.seq): \(exit.handler) child \(exit.pid) \(how) after \(exit.durationMs) ms"
+        log.record(exit.status == 0 ? .info : .warning, text, kind: .childExit) { entry in
+            entry.append("TAPGRID_SEQ", exit.seq)
+            entry.append("TAPGRID_HANDLER", exit.handler)
+            if let signal = exit.signal { entry.append("TAPGRID_SIGNAL", signal) } else { entry.append("TAPGRID_EXIT_STATUS", exit.status ?? -1) }
+            if exit.timedOut { entry.append("TAPGRID_TIMED_OUT", "1") }
+            entry.append("TAPGRID_DURATION_MS", exit.durationMs)
+        }
+    }
+
+    func childOutput(_ line: ChildOutputLine) {
+        log.record(.info, "seq \(line.seq) \(line.handler) \(line.stream): \(line.text)", kind: .childOutput) { entry in
+            entry.append("TAPGRID_SEQ", line.seq)
+            entry.append("TAPGRID_HANDLER", line.handler)
+            entry.append("TAPGRID_STREAM", line.stream)
+        }
+    }
+}

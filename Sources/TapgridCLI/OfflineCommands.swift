@@ -76,15 +76,12 @@ struct OfflineCommands {
         let found = layout.resolved.hit(x: options.x, y: options.y)
         let handler = found.flatMap { layout.tree.info(of: $0) }.flatMap { config.handlerName($0.handler) }
         if options.json {
-            var out: [UInt8] = []
-            out.append(contentsOf: #"{"layout": "#.utf8)
-            JSONWriter.appendString(layout.name, to: &out)
-            out.append(contentsOf: #", "hit": "#.utf8)
-            if let found { layout.tree.appendHitObject(of: found, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #", "handler": "#.utf8)
-            if let handler { JSONWriter.appendString(handler, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #", "outcome": "checked"}"#.utf8)
-            console.line(String(decoding: out, as: UTF8.self))
+            var object = JSONObjectWriter(.spaced)
+            object.string("layout", layout.name)
+            object.object("hit", found.map { layout.tree.hitObject(of: $0) })
+            object.string("handler", handler)
+            object.string("outcome", Outcome.checked.name.description)
+            console.line(object.text)
         } else {
             console.line(HumanText.hit(layout: layout.name, grid: found.map { HitGrid(tree: layout.tree, index: $0) }, handler: handler))
         }

@@ -40,9 +40,9 @@ public enum TapgridCLIMain {
         case .touch(let options):
             return TouchCommand(console: console).run(options)
         case .status(let options):
-            return DaemonCommands(console: console).control(op: "status", options: options)
+            return DaemonCommands(console: console).control(op: .status, options: options)
         case .reload(let options):
-            return DaemonCommands(console: console).control(op: "reload", options: options)
+            return DaemonCommands(console: console).control(op: .reload, options: options)
         case .use(let options):
             return DaemonCommands(console: console).use(options)
         case .replay(let options):

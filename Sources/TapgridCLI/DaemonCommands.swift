@@ -10,13 +10,25 @@ struct DaemonCommands {
     /// Seconds to wait for a reply (a reload may take a moment on a huge config).
     static let replyTimeout = 30.0
 
-    func socketPath(_ given: String?, config: String?) -> String {
-        var configSocket: String?
-        if let config, given == nil, console.environment["TAPGRID_SOCKET"] == nil {
-            configSocket = ConfigLoader.load(path: config).config?.socket.path
-        }
-        return DefaultPaths.socketPath(cli: given, environment: console.environment, configSocketPath: configSocket)
+    /// The socket: `given` (`--socket`), else `$TAPGRID_SOCKET`, else the default ones.
+    func socketPath(_ given: String?) -> String {
+        DefaultPaths.socketPath(cli: given, environment: console.environment, configSocketPath: nil)
     }
+
+    /// The socket, with the `socket.path` of `config` (`--config`) before the default ones; nil,
+    /// after saying why, when that config cannot be read: the default socket could be another daemon's.
+    func socketPath(_ given: String?, config: String?) -> String? {
+        guard let config, given == nil, console.environment["TAPGRID_SOCKET"] == nil else { return socketPath(given) }
+        let (loaded, diagnostics) = ConfigLoader.load(path: config, missingHint: Self.missingConfigHint)
+        guard let loaded else {
+            for error in diagnostics.errors { console.error(error.description) }
+            return nil
+        }
+        return DefaultPaths.socketPath(cli: nil, environment: console.environment, configSocketPath: loaded.socket.path)
+    }
+
+    /// Said when the config named for its socket does not exist.
+    static let missingConfigHint = "--config names the config whose socket.path to use: name another, or the socket itself with --socket PATH"
 
     /// Sends one request and reads the reply; prints why and returns an exit code on failure.
     func exchange(_ request: Request, socket: String) -> Result<(DaemonReply, String), ExitCode> {
@@ -64,25 +76,25 @@ struct DaemonCommands {
     }
 
     func tap(_ options: TapOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: nil)
+        let socket = socketPath(options.socket)
         let result = exchange(Request(op: .tap, x: options.x, y: options.y, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket, human: HumanReply.tap)
     }
 
     func hit(_ options: HitOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: nil)
+        let socket = socketPath(options.socket)
         let result = exchange(Request(op: .hit, x: options.x, y: options.y, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket, human: HumanReply.hit)
     }
 
     func control(op: Request.Op, options: ControlOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: options.config)
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
         let result = exchange(Request(op: op), socket: socket)
         return finish(result, json: options.json, human: op == .status ? HumanReply.status : HumanReply.reload)
     }
 
     func use(_ options: UseOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: options.config)
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
         let result = exchange(Request(op: .use, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket) { reply in "current layout: \(HumanReply.text(reply["layout"]))" }
     }

@@ -11,10 +11,16 @@ struct OfflineCommands {
         DefaultPaths.configPath(cli: given, environment: console.environment)
     }
 
-    /// Loads a config, printing its errors (`Error: ...`, as every error of `tapgrid`); nil when it
-    /// cannot be used. `reader` says how to name another config when the default one is missing.
-    func loadConfig(_ path: String, reader: DefaultPaths.ConfigReader) -> Config? {
-        let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(reader))
+    /// What to say when the config is missing: where its path came from, and how `reader` names another.
+    func missingHint(_ reader: DefaultPaths.ConfigReader, given: String?) -> String? {
+        DefaultPaths.missingConfigHint(reader, cli: given, environment: console.environment)
+    }
+
+    /// Loads the config named by `given` (else `$TAPGRID_CONFIG`, else the default), printing its
+    /// errors (`Error: ...`, as every error of `tapgrid`); nil when it cannot be used. `reader`
+    /// says how to name another config when it is missing.
+    func loadConfig(_ given: String?, reader: DefaultPaths.ConfigReader) -> Config? {
+        let (config, diagnostics) = ConfigLoader.load(path: configPath(given), missingHint: missingHint(reader, given: given))
         for error in diagnostics.errors { console.error(error.description) }
         return config
     }
@@ -29,7 +35,7 @@ struct OfflineCommands {
 
     func check(_ options: CheckOptions) -> Int32 {
         let path = configPath(options.config)
-        let (config, diagnostics) = ConfigLoader.check(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.check))
+        let (config, diagnostics) = ConfigLoader.check(path: path, missingHint: missingHint(.check, given: options.config))
         if let config {
             for layout in config.layouts {
                 let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
@@ -46,7 +52,7 @@ struct OfflineCommands {
     }
 
     func show(_ options: ShowOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config), reader: .show),
+        guard let config = loadConfig(options.config, reader: .show),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let text: String
@@ -70,7 +76,7 @@ struct OfflineCommands {
     }
 
     func hit(_ options: HitOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config), reader: .configOption),
+        guard let config = loadConfig(options.config, reader: .configOption),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let found = layout.resolved.hit(x: options.x, y: options.y)

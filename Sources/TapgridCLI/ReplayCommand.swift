@@ -42,7 +42,8 @@ struct ReplayCommand {
             }
         } else {
             let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
-            let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.replay))
+            let (config, diagnostics) = ConfigLoader.load(
+                path: path, missingHint: DefaultPaths.missingConfigHint(.replay, cli: options.config, environment: console.environment))
             guard let config else {
                 for error in diagnostics.errors { console.error(error.description) }
                 return TapgridCLIMain.failure

@@ -14,7 +14,7 @@ struct TouchCommand {
 
     func run(_ options: TouchOptions) -> Int32 {
         let commands = DaemonCommands(console: console)
-        let socket = commands.socketPath(options.socket, config: nil)
+        let socket = commands.socketPath(options.socket)
         var client: DaemonClient
         do {
             client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)

@@ -57,13 +57,26 @@ public enum DefaultPaths {
     /// What to say when the default config (``systemConfig``) does not exist: how `reader` is
     /// told to use another one.
     public static func missingConfigHint(_ reader: ConfigReader) -> String {
-        let lead = "this is the default config: name another"
+        let byArgument = reader == .check || reader == .show
+        return "this is the default config: name another" + waysToName(reader, byArgument ? "with $TAPGRID_CONFIG" : "$TAPGRID_CONFIG")
+    }
+
+    /// What to say when the config that ``configPath(cli:environment:)`` picked does not exist:
+    /// where its path came from and how `reader` names another. nil when `cli` named it (the
+    /// message names the path already).
+    public static func missingConfigHint(_ reader: ConfigReader, cli: String?, environment: [String: String]) -> String? {
+        guard nonEmpty(cli) == nil else { return nil }
+        guard nonEmpty(environment["TAPGRID_CONFIG"]) != nil else { return missingConfigHint(reader) }
+        return "the path comes from $TAPGRID_CONFIG: name another" + waysToName(reader, "in $TAPGRID_CONFIG")
+    }
+
+    /// ` with --config PATH or <environment>`, and what else `reader` takes instead.
+    private static func waysToName(_ reader: ConfigReader, _ environment: String) -> String {
         switch reader {
-        case .configOption: return lead + " with --config PATH or $TAPGRID_CONFIG"
-        case .check: return lead + " as an argument (tapgrid check PATH) or with $TAPGRID_CONFIG"
-        case .show: return lead + " as an argument (tapgrid show PATH) or with $TAPGRID_CONFIG"
-        case .replay:
-            return lead + " with --config PATH or $TAPGRID_CONFIG, or replay against the running daemon with --socket PATH"
+        case .configOption: return " with --config PATH or \(environment)"
+        case .check: return " as an argument (tapgrid check PATH) or \(environment)"
+        case .show: return " as an argument (tapgrid show PATH) or \(environment)"
+        case .replay: return " with --config PATH or \(environment), or replay against the running daemon with --socket PATH"
         }
     }
 

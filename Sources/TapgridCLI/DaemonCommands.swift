@@ -10,16 +10,28 @@ struct DaemonCommands {
     /// Seconds to wait for a reply (a reload may take a moment on a huge config).
     static let replyTimeout = 30.0
 
-    func socketPath(_ given: String?, config: String?) -> String {
-        var configSocket: String?
-        if let config, given == nil, console.environment["TAPGRID_SOCKET"] == nil {
-            configSocket = ConfigLoader.load(path: config).config?.socket.path
-        }
-        return DefaultPaths.socketPath(cli: given, environment: console.environment, configSocketPath: configSocket)
+    /// The socket: `given` (`--socket`), else `$TAPGRID_SOCKET`, else the default ones.
+    func socketPath(_ given: String?) -> String {
+        DefaultPaths.socketPath(cli: given, environment: console.environment, configSocketPath: nil)
     }
 
-    /// Sends one request line and reads the reply; prints why and returns an exit code on failure.
-    func exchange(_ request: String, socket: String) -> Result<(JSONValue, String), ExitCode> {
+    /// The socket, with the `socket.path` of `config` (`--config`) before the default ones; nil,
+    /// after saying why, when that config cannot be read: the default socket could be another daemon's.
+    func socketPath(_ given: String?, config: String?) -> String? {
+        guard let config, given == nil, console.environment["TAPGRID_SOCKET"] == nil else { return socketPath(given) }
+        let (loaded, diagnostics) = ConfigLoader.load(path: config, missingHint: Self.missingConfigHint)
+        guard let loaded else {
+            for error in diagnostics.errors { console.error(error.description) }
+            return nil
+        }
+        return DefaultPaths.socketPath(cli: nil, environment: console.environment, configSocketPath: loaded.socket.path)
+    }
+
+    /// Said when the config named for its socket does not exist.
+    static let missingConfigHint = "--config names the config whose socket.path to use: name another, or the socket itself with --socket PATH"
+
+    /// Sends one request and reads the reply; prints why and returns an exit code on failure.
+    func exchange(_ request: Request, socket: String) -> Result<(DaemonReply, String), ExitCode> {
         var client: DaemonClient
         do {
             client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
@@ -28,14 +40,13 @@ struct DaemonCommands {
             return .failure(ExitCode(TapgridCLIMain.unavailable))
         }
         do {
-            try client.send(Array((request + "\n").utf8))
+            try client.send(request.line)
             guard let line = try client.readLine() else {
                 console.error("the daemon at \(socket) closed the connection without a reply")
                 return .failure(ExitCode(TapgridCLIMain.unavailable))
             }
             let text = String(decoding: line, as: UTF8.self)
-            let reply = try JSONParser.parse(line, lenient: false)
-            return .success((reply, text))
+            return .success((try DaemonReply.read(line), text))
         } catch let error as SystemError {
             console.error(error.description)
             return .failure(ExitCode(TapgridCLIMain.unavailable))
@@ -50,63 +61,41 @@ struct DaemonCommands {
     /// Prints the reply (raw with --json) and maps an error reply to exit 1.
     /// `socket`: where to ask for the layouts when the reply is `unknown_layout`.
     func finish(
-        _ result: Result<(JSONValue, String), ExitCode>, json: Bool, socket: String? = nil, human: (JSONValue) -> String
+        _ result: Result<(DaemonReply, String), ExitCode>, json: Bool, socket: String? = nil, human: (JSONValue) -> String
     ) -> Int32 {
         switch result {
         case .failure(let exit): return exit.code
-        case .success(let (reply, text)):
-            if case .object? = reply["error"] {
-                if json { console.line(text) }
-                let code = reply["error"]?["code"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? "error"
-                let message = reply["error"]?["message"].flatMap { if case .string(let s) = $0 { s } else { nil } } ?? text
-                console.error("\(code): \(message)")
-                return TapgridCLIMain.failure
-            }
+        case .success((.error(let error), let text)):
+            if json { console.line(text) }
+            console.error("\(error.code ?? "error"): \(error.message ?? text)")
+            return TapgridCLIMain.failure
+        case .success((.ok(let reply), let text)):
             console.line(json ? text : human(reply))
             return TapgridCLIMain.success
         }
     }
 
-    func pointRequest(op: String, x: Double, y: Double, layout: String?) -> String {
-        var out: [UInt8] = []
-        out.append(contentsOf: #"{"op":"#.utf8)
-        JSONWriter.appendString(op, to: &out)
-        out.append(contentsOf: #","x":"#.utf8)
-        JSONWriter.appendNumber(x, to: &out)
-        out.append(contentsOf: #","y":"#.utf8)
-        JSONWriter.appendNumber(y, to: &out)
-        if let layout {
-            out.append(contentsOf: #","layout":"#.utf8)
-            JSONWriter.appendString(layout, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
     func tap(_ options: TapOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: nil)
-        let result = exchange(pointRequest(op: "tap", x: options.x, y: options.y, layout: options.layout), socket: socket)
+        let socket = socketPath(options.socket)
+        let result = exchange(Request(op: .tap, x: options.x, y: options.y, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket, human: HumanReply.tap)
     }
 
     func hit(_ options: HitOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: nil)
-        let result = exchange(pointRequest(op: "hit", x: options.x, y: options.y, layout: options.layout), socket: socket)
+        let socket = socketPath(options.socket)
+        let result = exchange(Request(op: .hit, x: options.x, y: options.y, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket, human: HumanReply.hit)
     }
 
-    func control(op: String, options: ControlOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: options.config)
-        let result = exchange(#"{"op":"\#(op)"}"#, socket: socket)
-        return finish(result, json: options.json, human: op == "status" ? HumanReply.status : HumanReply.reload)
+    func control(op: Request.Op, options: ControlOptions) -> Int32 {
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
+        let result = exchange(Request(op: op), socket: socket)
+        return finish(result, json: options.json, human: op == .status ? HumanReply.status : HumanReply.reload)
     }
 
     func use(_ options: UseOptions) -> Int32 {
-        let socket = socketPath(options.socket, config: options.config)
-        var out: [UInt8] = Array(#"{"op":"use","layout":"#.utf8)
-        JSONWriter.appendString(options.layout, to: &out)
-        out.append(UInt8(ascii: "}"))
-        let result = exchange(String(decoding: out, as: UTF8.self), socket: socket)
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
+        let result = exchange(Request(op: .use, layout: options.layout), socket: socket)
         return finish(result, json: options.json, socket: socket) { reply in "current layout: \(HumanReply.text(reply["layout"]))" }
     }
 }
@@ -121,34 +110,33 @@ enum HumanReply {
         }
     }
 
-    static func tap(_ reply: JSONValue) -> String {
+    static func tap(_ reply: JSONValue) -> String { tap(TapReply(reply)) }
+
+    static func tap(_ reply: TapReply) -> String {
         HumanText.tap(
-            seq: reply["seq"].map { text($0) }, layout: text(reply["layout"]), grid: HitGrid(reply: reply["hit"]),
-            handler: string(reply["handler"]), outcome: text(reply["outcome"]), reason: string(reply["reason"]),
-            logged: reply["logged"] != .bool(false))
+            seq: reply.seq.map { String($0) }, layout: reply.layout ?? "-", grid: reply.hit.map(HitGrid.init),
+            handler: reply.handler, outcome: reply.outcome ?? "-", reason: reply.reason, logged: reply.logged)
     }
 
     /// The same line as the offline `hit --config` prints for the same point.
     static func hit(_ reply: JSONValue) -> String {
-        HumanText.hit(layout: text(reply["layout"]), grid: HitGrid(reply: reply["hit"]), handler: string(reply["handler"]))
-    }
-
-    static func string(_ value: JSONValue?) -> String? {
-        if case .string(let s)? = value { return s }
-        return nil
+        let reply = TapReply(reply)
+        return HumanText.hit(layout: reply.layout ?? "-", grid: reply.hit.map(HitGrid.init), handler: reply.handler)
     }
 
     static func status(_ reply: JSONValue) -> String {
+        let status = StatusReply(reply)
+        func text(_ value: Int64?) -> String { value.map { String($0) } ?? "-" }
         var lines = [
-            "layout: \(text(reply["layout"]))  generation: \(text(reply["generation"]))  uptime: \(text(reply["uptime"]))s",
-            "taps: \(text(reply["taps"]))  children: \(text(reply["children"]))  clients: \(text(reply["clients"]))",
+            "layout: \(status.layout ?? "-")  generation: \(text(status.generation))  uptime: \(status.uptime.map(formatNumber) ?? "-")s",
+            "taps: \(text(status.taps))  children: \(text(status.children))  clients: \(text(status.clients))",
         ]
-        if case .object(let outcomes)? = reply["outcomes"], !outcomes.isEmpty {
-            lines.append("outcomes: " + outcomes.map { "\($0.key) \($0.value.compactJSON)" }.joined(separator: ", "))
+        if !status.outcomes.isEmpty {
+            lines.append("outcomes: " + status.outcomes.map { "\($0.name) \($0.count)" }.joined(separator: ", "))
         }
-        if let log = reply["eventLog"], case .object = log {
-            let ok = log["ok"] == .bool(true) ? "ok" : "FAILING" + (log["error"].map { " (\(text($0)))" } ?? "")
-            lines.append("event log: \(text(log["path"])) \(ok)")
+        if let log = status.eventLog {
+            let ok = log.ok ? "ok" : "FAILING" + (log.error.map { " (\($0))" } ?? "")
+            lines.append("event log: \(log.path ?? "-") \(ok)")
         }
         return lines.joined(separator: "\n")
     }

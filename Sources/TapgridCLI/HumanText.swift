@@ -20,13 +20,12 @@ struct HitGrid: Equatable {
         actionData = info?.actionData.flatMap { $0 == .null ? nil : $0 }
     }
 
-    /// From a reply's `hit` object (online); nil for `null` (a miss) or anything not an object.
-    init?(reply hit: JSONValue?) {
-        guard let hit, case .object = hit, case .string(let path)? = hit["path"] else { return nil }
-        self.path = path
-        if case .string(let name)? = hit["name"] { self.name = name }
-        if case .number(let tag)? = hit["tag"] { self.tag = tag.int64 }
-        if let data = hit["actionData"], data != .null { actionData = data }
+    /// From a reply's `hit` object (online).
+    init(_ hit: TapReply.Hit) {
+        path = hit.path
+        name = hit.name
+        tag = hit.tag
+        actionData = hit.actionData
     }
 }
 

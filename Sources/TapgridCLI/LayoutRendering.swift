@@ -4,46 +4,27 @@ import TapgridCore
 enum LayoutRendering {
     /// The exact shape README "Commands" documents: `{"layout", "width", "height", "direction", "grids": [...]}`.
     static func json(_ layout: LoadedLayout, config: Config) -> String {
-        var out: [UInt8] = []
         let tree = layout.tree
-        out.append(contentsOf: #"{"layout": "#.utf8)
-        JSONWriter.appendString(layout.name, to: &out)
-        out.append(contentsOf: #", "width": "#.utf8)
-        JSONWriter.appendNumber(layout.frame.width, to: &out)
-        out.append(contentsOf: #", "height": "#.utf8)
-        JSONWriter.appendNumber(layout.frame.height, to: &out)
-        out.append(contentsOf: #", "direction": "#.utf8)
-        JSONWriter.appendString(layout.frame.direction.rawValue, to: &out)
-        out.append(contentsOf: #", "grids": ["#.utf8)
-        for (position, index) in tree.preorder().enumerated() {
-            out.append(contentsOf: (position == 0 ? "\n  " : ",\n  ").utf8)
+        var object = JSONObjectWriter(.spaced)
+        object.string("layout", layout.name)
+        object.number("width", layout.frame.width)
+        object.number("height", layout.frame.height)
+        object.string("direction", layout.frame.direction.rawValue)
+        object.objectLines("grids", tree.preorder().map { index in
             let info = tree.info(of: index)
             let rect = layout.resolved.rects[index]
-            out.append(contentsOf: #"{"path": ""#.utf8)
-            tree.appendPath(of: index, to: &out)
-            out.append(contentsOf: #"", "name": "#.utf8)
-            appendOptional(info?.name, to: &out)
-            out.append(contentsOf: #", "rect": ["#.utf8)
-            for (i, value) in [rect.x, rect.y, rect.width, rect.height].enumerated() {
-                if i > 0 { out.append(contentsOf: ", ".utf8) }
-                JSONWriter.appendNumber(value, to: &out)
-            }
-            out.append(contentsOf: #"], "tag": "#.utf8)
-            if let tag = info?.tag, tag != 0 { JSONWriter.appendInt(tag, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #", "actionData": "#.utf8)
-            out.append(contentsOf: (info?.actionDataJSON ?? "null").utf8)
-            out.append(contentsOf: #", "hittable": "#.utf8)
-            out.append(contentsOf: (tree.nodes[index].hittable ? "true" : "false").utf8)
-            out.append(contentsOf: #", "handler": "#.utf8)
-            appendOptional(tree.nodes[index].hittable ? info.flatMap { config.handlerName($0.handler) } : nil, to: &out)
-            out.append(UInt8(ascii: "}"))
-        }
-        out.append(contentsOf: "\n]}\n".utf8)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func appendOptional(_ text: String?, to out: inout [UInt8]) {
-        if let text { JSONWriter.appendString(text, to: &out) } else { out.append(contentsOf: "null".utf8) }
+            let hittable = tree.nodes[index].hittable
+            var grid = JSONObjectWriter(.spaced)
+            grid.string("path", tree.path(of: index))
+            grid.string("name", info?.name)
+            grid.numbers("rect", [rect.x, rect.y, rect.width, rect.height])
+            grid.int("tag", info.flatMap { $0.tag != 0 ? $0.tag : nil })
+            grid.json("actionData", info?.actionDataJSON ?? "null")
+            grid.bool("hittable", hittable)
+            grid.string("handler", hittable ? info.flatMap { config.handlerName($0.handler) } : nil)
+            return grid
+        })
+        return object.text + "\n"
     }
 
     /// Aligned columns for people: path, name, rect (at most two decimals; JSON is exact), tag,

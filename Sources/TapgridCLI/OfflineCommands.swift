@@ -11,10 +11,16 @@ struct OfflineCommands {
         DefaultPaths.configPath(cli: given, environment: console.environment)
     }
 
-    /// Loads a config, printing its errors (`Error: ...`, as every error of `tapgrid`); nil when it
-    /// cannot be used. `reader` says how to name another config when the default one is missing.
-    func loadConfig(_ path: String, reader: DefaultPaths.ConfigReader) -> Config? {
-        let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(reader))
+    /// What to say when the config is missing: where its path came from, and how `reader` names another.
+    func missingHint(_ reader: DefaultPaths.ConfigReader, given: String?) -> String? {
+        DefaultPaths.missingConfigHint(reader, cli: given, environment: console.environment)
+    }
+
+    /// Loads the config named by `given` (else `$TAPGRID_CONFIG`, else the default), printing its
+    /// errors (`Error: ...`, as every error of `tapgrid`); nil when it cannot be used. `reader`
+    /// says how to name another config when it is missing.
+    func loadConfig(_ given: String?, reader: DefaultPaths.ConfigReader) -> Config? {
+        let (config, diagnostics) = ConfigLoader.load(path: configPath(given), missingHint: missingHint(reader, given: given))
         for error in diagnostics.errors { console.error(error.description) }
         return config
     }
@@ -29,7 +35,7 @@ struct OfflineCommands {
 
     func check(_ options: CheckOptions) -> Int32 {
         let path = configPath(options.config)
-        let (config, diagnostics) = ConfigLoader.check(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.check))
+        let (config, diagnostics) = ConfigLoader.check(path: path, missingHint: missingHint(.check, given: options.config))
         if let config {
             for layout in config.layouts {
                 let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
@@ -46,7 +52,7 @@ struct OfflineCommands {
     }
 
     func show(_ options: ShowOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config), reader: .show),
+        guard let config = loadConfig(options.config, reader: .show),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let text: String
@@ -70,21 +76,18 @@ struct OfflineCommands {
     }
 
     func hit(_ options: HitOptions) -> Int32 {
-        guard let config = loadConfig(configPath(options.config), reader: .configOption),
+        guard let config = loadConfig(options.config, reader: .configOption),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
         let found = layout.resolved.hit(x: options.x, y: options.y)
         let handler = found.flatMap { layout.tree.info(of: $0) }.flatMap { config.handlerName($0.handler) }
         if options.json {
-            var out: [UInt8] = []
-            out.append(contentsOf: #"{"layout": "#.utf8)
-            JSONWriter.appendString(layout.name, to: &out)
-            out.append(contentsOf: #", "hit": "#.utf8)
-            if let found { layout.tree.appendHitObject(of: found, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #", "handler": "#.utf8)
-            if let handler { JSONWriter.appendString(handler, to: &out) } else { out.append(contentsOf: "null".utf8) }
-            out.append(contentsOf: #", "outcome": "checked"}"#.utf8)
-            console.line(String(decoding: out, as: UTF8.self))
+            var object = JSONObjectWriter(.spaced)
+            object.string("layout", layout.name)
+            object.object("hit", found.map { layout.tree.hitObject(of: $0) })
+            object.string("handler", handler)
+            object.string("outcome", Outcome.checked.name.description)
+            console.line(object.text)
         } else {
             console.line(HumanText.hit(layout: layout.name, grid: found.map { HitGrid(tree: layout.tree, index: $0) }, handler: handler))
         }

@@ -42,7 +42,8 @@ struct ReplayCommand {
             }
         } else {
             let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
-            let (config, diagnostics) = ConfigLoader.load(path: path, missingDefaultHint: DefaultPaths.missingConfigHint(.replay))
+            let (config, diagnostics) = ConfigLoader.load(
+                path: path, missingHint: DefaultPaths.missingConfigHint(.replay, cli: options.config, environment: console.environment))
             guard let config else {
                 for error in diagnostics.errors { console.error(error.description) }
                 return TapgridCLIMain.failure
@@ -100,7 +101,7 @@ struct ReplayCommand {
             taps += max(0, replayedTouchTaps.count - recordedTouchTaps.count)
         }
         if options.json {
-            console.line(#"{"taps": \#(taps), "differ": \#(differ), "unreadable": \#(unreadable)}"#)
+            console.line(ReplayReport.summary(taps: taps, differ: differ, unreadable: unreadable).json)
         } else {
             console.line("\(taps) tap\(taps == 1 ? "" : "s"), \(differ) differ" + (unreadable > 0 ? ", \(unreadable) unreadable" : ""))
         }
@@ -125,40 +126,32 @@ struct ReplayCommand {
             actionData: info.actionData ?? .null, handler: engine.active.config.handlerName(target.handler))
     }
 
-    /// `{"op":"hit","x":120,"y":340,"layout":"home"}` and a newline: a recorded tap as a request
-    /// (`hit` to compare, `tap` for `--dispatch`), always naming the layout it was recorded on.
-    static func appendRequest(_ op: StaticString, _ record: TapRecord, to request: inout [UInt8]) {
-        request.append(contentsOf: #"{"op":""#.utf8)
-        request.append(contentsOf: UnsafeBufferPointer(start: op.utf8Start, count: op.utf8CodeUnitCount))
-        request.append(contentsOf: #"","x":"#.utf8)
-        JSONWriter.appendNumber(record.x, to: &request)
-        request.append(contentsOf: #","y":"#.utf8)
-        JSONWriter.appendNumber(record.y, to: &request)
-        request.append(contentsOf: #","layout":"#.utf8)
-        JSONWriter.appendString(record.layout, to: &request)
-        request.append(contentsOf: "}\n".utf8)
+    /// `{"op":"hit","x":120,"y":340,"layout":"home"}`: a recorded tap as a request (`hit` to
+    /// compare, `tap` for `--dispatch`), always naming the layout it was recorded on.
+    static func request(_ op: Request.Op, _ record: TapRecord) -> Request {
+        Request(op: op, x: record.x, y: record.y, layout: record.layout)
     }
 
     func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
-        var request: [UInt8] = []
-        Self.appendRequest("hit", record, to: &request)
-        guard (try? client.send(request)) != nil, let line = try? client.readLine(),
-            let reply = try? JSONParser.parse(line, lenient: false)
+        guard (try? client.send(Self.request(.hit, record).line)) != nil, let line = try? client.readLine(),
+            let reply = try? DaemonReply.read(line)
         else { return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "connection lost") }
-        if let error = reply["error"] {
+        switch reply {
+        case .error(let error):
             // The daemon's message lists its layouts; offline replay cannot say more than that the
             // layout is gone, and both must print the same line for the same log and config.
-            let problem = error["code"] == .string("unknown_layout") ? Self.layoutGone(record.layout) : HumanReply.text(error["message"])
+            let problem = error.isUnknownLayout ? Self.layoutGone(record.layout) : HumanReply.text(error.value["message"])
             return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: problem)
+        case .ok(let value):
+            let tap = TapReply(value)
+            var outcome = Outcome(hit: nil, tag: nil, actionData: .null, handler: tap.handler)
+            if let hit = tap.hit {
+                outcome.hit = hit.path
+                outcome.tag = hit.tag
+                outcome.actionData = hit.actionData ?? .null
+            }
+            return outcome
         }
-        var outcome = Outcome(hit: nil, tag: nil, actionData: .null, handler: nil)
-        if let hit = reply["hit"], case .object = hit {
-            if case .string(let path)? = hit["path"] { outcome.hit = path }
-            if case .number(let tag)? = hit["tag"] { outcome.tag = tag.int64 }
-            outcome.actionData = hit["actionData"] ?? .null
-        }
-        if case .string(let handler)? = reply["handler"] { outcome.handler = handler }
-        return outcome
     }
 
     func describe(_ outcome: Outcome) -> String {
@@ -193,7 +186,7 @@ struct ReplayCommand {
             for extra in replayedByPress[press]!.dropFirst(used[press, default: 0]) {
                 differ += 1
                 if json {
-                    console.line(#"{"line": null, "seq": null, "x": \#(formatNumber(extra.x)), "y": \#(formatNumber(extra.y)), "layout": \#(jsonEscaped(extra.layout)), "recorded": null, "replayed": {"class": \#(jsonEscaped(extra.tapClass ?? "tap")), "hit": \#(extra.hit.map(jsonEscaped) ?? "null"), "handler": \#(extra.handler.map(jsonEscaped) ?? "null")}}"#)
+                    console.line(ReplayReport.replayOnly(extra).json)
                 } else {
                     console.line("replay only (\(formatNumber(extra.x)), \(formatNumber(extra.y))) \(extra.layout): no tap -> \(describe(Outcome(extra)))"
                         + (extra.handler.map { ", handler \($0)" } ?? ""))
@@ -206,15 +199,10 @@ struct ReplayCommand {
     func report(_ record: TapRecord, line: Int, now: Outcome, json: Bool) {
         let was = Outcome(record)
         if json {
-            func object(_ o: Outcome) -> String {
-                var text = #"{"hit": \#(o.hit.map(jsonEscaped) ?? "null"), "tag": \#(o.tag.map(String.init) ?? "null"), "actionData": \#(o.actionData.compactJSON), "handler": \#(o.handler.map(jsonEscaped) ?? "null")"#
-                if let problem = o.problem { text += #", "problem": \#(jsonEscaped(problem))"# }
-                return text + "}"
-            }
-            console.line(#"{"line": \#(line), "seq": \#(record.seq), "x": \#(formatNumber(record.x)), "y": \#(formatNumber(record.y)), "layout": \#(jsonEscaped(record.layout)), "recorded": \#(object(was)), "replayed": \#(object(now))}"#)
+            console.line(ReplayReport.differs(line: line, record: record, recorded: was.resolution, replayed: now.resolution).json)
             return
         }
-        var text = "line \(line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
+        var text = Self.prefix(line: line, record)
         if let problem = now.problem {
             console.line(text + "\(describe(was)) -> \(problem)")
             return
@@ -227,9 +215,14 @@ struct ReplayCommand {
         console.line(text)
     }
 
+    /// `line 12 seq 9 (300, 100) settings: `: which recorded tap a line for people is about.
+    static func prefix(line: Int, _ record: TapRecord) -> String {
+        "line \(line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
+    }
+
     func report(unreadable line: Int, _ error: EventRecord.Unreadable, json: Bool) {
         if json {
-            console.line(#"{"line": \#(line), "unreadable": \#(jsonEscaped(error.message))}"#)
+            console.line(ReplayReport.unreadable(line: line, message: error.message).json)
         } else {
             console.line("line \(line): unreadable: \(error.message)")
         }
@@ -241,5 +234,10 @@ extension ReplayCommand.Outcome {
     init(_ record: TapRecord) {
         self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler,
                   tapClass: record.tapClass)
+    }
+
+    /// The fields `--json` prints.
+    var resolution: ReplayReport.Resolution {
+        ReplayReport.Resolution(hit: hit, tag: tag, actionData: actionData, handler: handler, problem: problem)
     }
 }

@@ -106,7 +106,7 @@ struct ReplayDispatch {
             var request: [UInt8] = []
             let wasIdle = next == answered
             while next < taps.count, next - answered < replayDispatchWindow, due(next) <= now {
-                ReplayCommand.appendRequest("tap", taps[next].record, to: &request)
+                request += ReplayCommand.request(.tap, taps[next].record).line
                 next += 1
             }
             if !request.isEmpty {
@@ -122,24 +122,23 @@ struct ReplayDispatch {
                 let tap = taps[answered]
                 answered += 1
                 waitingSince = now
-                guard let reply = try? JSONParser.parse(line, lenient: false) else {
-                    errors += 1
-                    progress.clear()
-                    report(tap, code: "not_json", message: "the daemon answered " + String(decoding: line, as: UTF8.self), json: options.json)
-                    continue
-                }
-                if case .object? = reply["error"] {
-                    errors += 1
-                    progress.clear()
-                    report(tap, error: reply["error"]!, json: options.json)
-                } else if case .string(let outcome)? = reply["outcome"] {
+                let problem: DispatchReport.Problem
+                switch try? DaemonReply.read(line) {
+                case .ok(let value)?:
+                    let reply = TapReply(value)
+                    guard let outcome = reply.outcome else {
+                        problem = .unexpected(code: "no_outcome", message: "the daemon answered " + String(decoding: line, as: UTF8.self))
+                        break
+                    }
                     tally.add(outcome)
-                    if reply["logged"] == .bool(false) { notLogged += 1 }
-                } else {
-                    errors += 1
-                    progress.clear()
-                    report(tap, code: "no_outcome", message: "the daemon answered " + String(decoding: line, as: UTF8.self), json: options.json)
+                    if !reply.logged { notLogged += 1 }
+                    continue
+                case .error(let error)?: problem = .reply(error.value)
+                case nil: problem = .unexpected(code: "not_json", message: "the daemon answered " + String(decoding: line, as: UTF8.self))
                 }
+                errors += 1
+                progress.clear()
+                report(tap, problem, json: options.json)
             }
             if answered == taps.count { break }
 
@@ -173,8 +172,9 @@ struct ReplayDispatch {
         progress.clear()
 
         if options.json {
-            let outcomes = tally.names.map { "\(jsonEscaped($0)): \(tally[$0])" }.joined(separator: ", ")
-            console.line(#"{"taps": \#(taps.count), "outcomes": {\#(outcomes)}, "errors": \#(errors), "notLogged": \#(notLogged), "unreadable": \#(unreadable)}"#)
+            let outcomes = tally.names.map { (name: $0, count: tally[$0]) }
+            console.line(DispatchReport.summary(
+                taps: taps.count, outcomes: outcomes, errors: errors, notLogged: notLogged, unreadable: unreadable).json)
         } else {
             var text = "\(counted(taps.count, "tap")) answered: " + tally.names.map { "\($0) \(tally[$0])" }.joined(separator: ", ")
             var extras: [String] = []
@@ -194,35 +194,24 @@ struct ReplayDispatch {
         return time
     }
 
-    /// An error reply: `line 12 seq 9 (300, 100) settings: unknown_layout: unknown layout ...`.
-    func report(_ tap: Tap, error: JSONValue, json: Bool) {
-        var code = "error", message = error.compactJSON
-        if case .string(let text)? = error["code"] { code = text }
-        if case .string(let text)? = error["message"] { message = text }
+    /// An error reply (`line 12 seq 9 (300, 100) settings: unknown_layout: unknown layout ...`), or
+    /// a reply that is not what the protocol promises, reported like one.
+    func report(_ tap: Tap, _ problem: DispatchReport.Problem, json: Bool) {
         if json {
-            console.line(prefixJSON(tap) + #", "error": \#(error.compactJSON)}"#)
-        } else {
-            console.line(prefix(tap) + "\(code): \(message)")
+            console.line(DispatchReport.error(line: tap.line, record: tap.record, problem).json)
+            return
         }
-    }
-
-    /// A reply that is not what the protocol promises, reported like an error reply.
-    func report(_ tap: Tap, code: String, message: String, json: Bool) {
-        if json {
-            console.line(prefixJSON(tap) + #", "error": {"code": \#(jsonEscaped(code)), "message": \#(jsonEscaped(message))}}"#)
-        } else {
-            console.line(prefix(tap) + "\(code): \(message)")
+        var code = "error", message: String
+        switch problem {
+        case .reply(let error):
+            message = error.compactJSON
+            if let text = error["code"]?.stringValue { code = text }
+            if let text = error["message"]?.stringValue { message = text }
+        case .unexpected(let given, let text):
+            code = given
+            message = text
         }
-    }
-
-    private func prefix(_ tap: Tap) -> String {
-        let record = tap.record
-        return "line \(tap.line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
-    }
-
-    private func prefixJSON(_ tap: Tap) -> String {
-        let record = tap.record
-        return #"{"line": \#(tap.line), "seq": \#(record.seq), "x": \#(formatNumber(record.x)), "y": \#(formatNumber(record.y)), "layout": \#(jsonEscaped(record.layout))"#
+        console.line(ReplayCommand.prefix(line: tap.line, tap.record) + "\(code): \(message)")
     }
 
     /// The line on a terminal's stderr that says how far a long replay is:

@@ -40,9 +40,9 @@ public enum TapgridCLIMain {
         case .touch(let options):
             return TouchCommand(console: console).run(options)
         case .status(let options):
-            return DaemonCommands(console: console).control(op: "status", options: options)
+            return DaemonCommands(console: console).control(op: .status, options: options)
         case .reload(let options):
-            return DaemonCommands(console: console).control(op: "reload", options: options)
+            return DaemonCommands(console: console).control(op: .reload, options: options)
         case .use(let options):
             return DaemonCommands(console: console).use(options)
         case .replay(let options):
@@ -51,8 +51,8 @@ public enum TapgridCLIMain {
         }
     }
 
-    /// What `replay` cannot get past, said before it starts: a missing default config (with how to
-    /// name one, `--socket` included) or a `--socket` that is no socket or may not be opened.
+    /// What `replay` cannot get past, said before it starts: a missing default config or one named
+    /// by `$TAPGRID_CONFIG` (with where its path came from and how to name another, `--socket` included) or a `--socket` that is no socket or may not be opened.
     /// - Returns: the exit code when replay must not start, else nil.
     static func replayPreflight(_ options: ReplayOptions, console: Console) -> Int32? {
         if let socket = options.socket {
@@ -60,14 +60,17 @@ public enum TapgridCLIMain {
             console.error(problem)
             return unavailable
         }
+        // A path named with --config is the user's own: replay's load says what is wrong with it.
+        guard let hint = DefaultPaths.missingConfigHint(.replay, cli: options.config, environment: console.environment) else {
+            return nil
+        }
         let path = DefaultPaths.configPath(cli: options.config, environment: console.environment)
-        guard path == DefaultPaths.systemConfig else { return nil }
         do throws(SystemError) {
             _ = try Files.status(path)
             return nil
         } catch {
             guard error.isMissingFile else { return nil }  // replay says what else is wrong with it
-            console.error("cannot read \(path): \(error.errno); \(DefaultPaths.missingConfigHint(.replay))")
+            console.error("cannot read \(path): \(error.errno); \(hint)")
             return failure
         }
     }

@@ -14,7 +14,7 @@ struct TouchCommand {
 
     func run(_ options: TouchOptions) -> Int32 {
         let commands = DaemonCommands(console: console)
-        let socket = commands.socketPath(options.socket, config: nil)
+        let socket = commands.socketPath(options.socket)
         var client: DaemonClient
         do {
             client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
@@ -26,15 +26,18 @@ struct TouchCommand {
         guard let before = tapCount(&client) else { return lost(socket) }
         for press in 0..<(options.double ? 2 : 1) {
             if press > 0 { Clock.sleep(nanoseconds: 60_000_000) }
-            guard let down = exchange(&client, downRequest(options)) else { return lost(socket) }
-            if case .object? = down["error"] { return failed(down) }
+            let down = Request(op: .down, x: options.x, y: options.y, layout: options.layout)
+            guard let downReply = exchange(&client, down) else { return lost(socket) }
+            if case .error(let error) = downReply { return failed(error) }
             Clock.sleep(nanoseconds: UInt64(options.holdMs * 1_000_000))
-            guard let up = exchange(&client, #"{"op":"up"}"#) else { return lost(socket) }
-            if case .object? = up["error"] { return failed(up) }
-            guard case .array(let taps)? = up["taps"] else { continue }
-            for tap in taps {
+            guard let up = exchange(&client, Request(op: .up)) else { return lost(socket) }
+            guard case .ok(let reply) = up else {
+                if case .error(let error) = up { return failed(error) }
+                continue
+            }
+            for tap in TouchReply(reply).taps {
                 replied += 1
-                console.line(options.json ? tap.compactJSON : HumanReply.tap(tap) + " (\(HumanReply.text(tap["class"])))")
+                console.line(options.json ? tap.value.compactJSON : HumanReply.tap(tap) + " (\(tap.tapClass ?? "-"))")
             }
         }
         if replied == 0 { Clock.sleep(nanoseconds: Self.windowWaitNanos) }
@@ -49,29 +52,14 @@ struct TouchCommand {
         return TapgridCLIMain.success
     }
 
-    private func downRequest(_ options: TouchOptions) -> String {
-        var out: [UInt8] = Array(#"{"op":"down","x":"#.utf8)
-        JSONWriter.appendNumber(options.x, to: &out)
-        out += Array(#","y":"#.utf8)
-        JSONWriter.appendNumber(options.y, to: &out)
-        if let layout = options.layout {
-            out += Array(#","layout":"#.utf8)
-            JSONWriter.appendString(layout, to: &out)
-        }
-        out.append(UInt8(ascii: "}"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private func exchange(_ client: inout DaemonClient, _ request: String) -> JSONValue? {
-        guard (try? client.send(Array((request + "\n").utf8))) != nil, let line = try? client.readLine() else { return nil }
-        return try? JSONParser.parse(line, lenient: false)
+    private func exchange(_ client: inout DaemonClient, _ request: Request) -> DaemonReply? {
+        guard (try? client.send(request.line)) != nil, let line = try? client.readLine() else { return nil }
+        return try? DaemonReply.read(line)
     }
 
     private func tapCount(_ client: inout DaemonClient) -> Int? {
-        guard let status = exchange(&client, #"{"op":"status"}"#), case .number(let taps)? = status["taps"],
-            let count = taps.int64
-        else { return nil }
-        return Int(count)
+        guard case .ok(let reply)? = exchange(&client, Request(op: .status)), let taps = StatusReply(reply).taps else { return nil }
+        return Int(taps)
     }
 
     private func lost(_ socket: String) -> Int32 {
@@ -79,8 +67,8 @@ struct TouchCommand {
         return TapgridCLIMain.unavailable
     }
 
-    private func failed(_ reply: JSONValue) -> Int32 {
-        console.error("\(HumanReply.text(reply["error"]?["code"])): \(HumanReply.text(reply["error"]?["message"]))")
+    private func failed(_ error: ReplyError) -> Int32 {
+        console.error("\(error.code ?? "-"): \(error.message ?? "-")")
         return TapgridCLIMain.failure
     }
 }

@@ -7,7 +7,12 @@ extension ConfigLoader {
     public static func check(
         path: String, missingDefaultHint: String = DefaultPaths.missingConfigHint(.configOption)
     ) -> (config: Config?, diagnostics: Diagnostics) {
-        var (config, diagnostics) = load(path: path, missingDefaultHint: missingDefaultHint)
+        check(path: path, missingHint: path == DefaultPaths.systemConfig ? missingDefaultHint : nil)
+    }
+
+    /// The same, with `missingHint` said after "no such file" whatever the path.
+    public static func check(path: String, missingHint: String?) -> (config: Config?, diagnostics: Diagnostics) {
+        var (config, diagnostics) = load(path: path, missingHint: missingHint)
         for layout in config?.layouts ?? [] {
             for warning in layout.resolved.geometryWarnings(layout: layout.name) {
                 var warning = warning

@@ -16,9 +16,15 @@ public enum ConfigLoader {
     public static func load(
         path: String, missingDefaultHint: String = DefaultPaths.missingConfigHint(.configOption)
     ) -> (config: Config?, diagnostics: Diagnostics) {
+        load(path: path, missingHint: path == DefaultPaths.systemConfig ? missingDefaultHint : nil)
+    }
+
+    /// The same, with `missingHint` said after "no such file" whatever the path (the CLI says
+    /// where the path came from: ``DefaultPaths/missingConfigHint(_:cli:environment:)``).
+    public static func load(path: String, missingHint: String?) -> (config: Config?, diagnostics: Diagnostics) {
         var diagnostics = Diagnostics()
         let document: JSONValue
-        switch readJSON(path, shownAs: path, missingHint: path == DefaultPaths.systemConfig ? missingDefaultHint : nil) {
+        switch readJSON(path, shownAs: path, missingHint: missingHint) {
         case .success(let value): document = value
         case .failure(let problem):
             diagnostics.append(problem)

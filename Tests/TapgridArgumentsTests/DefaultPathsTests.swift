@@ -16,6 +16,18 @@ import Testing
         #expect(DefaultPaths.configPath(cli: cli, environment: environment) == expected)
     }
 
+    /// The hint after "no such file" follows where the path came from, as `configPath` picks it.
+    @Test func missingConfigHintNamesWhereThePathCameFrom() {
+        let environment = ["TAPGRID_CONFIG": "/home/u/tg.json"]
+        #expect(DefaultPaths.missingConfigHint(.check, cli: "cli.json", environment: environment) == nil)
+        #expect(DefaultPaths.missingConfigHint(.check, cli: nil, environment: [:]) == DefaultPaths.missingConfigHint(.check))
+        #expect(DefaultPaths.missingConfigHint(.check, cli: "", environment: ["TAPGRID_CONFIG": ""]) == DefaultPaths.missingConfigHint(.check))
+        #expect(DefaultPaths.missingConfigHint(.configOption, cli: "", environment: environment)
+            == "the path comes from $TAPGRID_CONFIG: name another with --config PATH or in $TAPGRID_CONFIG")
+        #expect(DefaultPaths.missingConfigHint(.show, cli: nil, environment: environment)
+            == "the path comes from $TAPGRID_CONFIG: name another as an argument (tapgrid show PATH) or in $TAPGRID_CONFIG")
+    }
+
     static let all: [String: String] = [
         "TAPGRID_SOCKET": "/env/tg.sock", "RUNTIME_DIRECTORY": "/run/tapgrid-rt", "XDG_RUNTIME_DIR": "/run/user/1000",
     ]

@@ -162,6 +162,50 @@ struct MissingDefaultConfigTests {
     }
 }
 
+/// A missing config whose path came from `$TAPGRID_CONFIG` or `--config` (for a socket): the
+/// message says where the path came from and how to name another.
+@Suite struct MissingNamedConfigTests {
+    static let environment = ["TAPGRID_CONFIG": "/nonexistent/env.json"]
+    static let missing = "cannot read /nonexistent/env.json: No such file or directory (errno 2); the path comes from $TAPGRID_CONFIG: name another"
+
+    @Test func checkSaysThePathIsFromTheEnvironment() {
+        let result = run(["check"], environment: Self.environment)
+        #expect(result.code == 1)
+        #expect(result.out == """
+            error: \(Self.missing) as an argument (tapgrid check PATH) or in $TAPGRID_CONFIG
+            /nonexistent/env.json: 1 error, 0 warnings
+
+            """)
+    }
+
+    @Test func replaySaysThePathIsFromTheEnvironment() throws {
+        let dir = try folder(["e.jsonl": ""])
+        defer { removeFolder(dir) }
+        let result = run(["replay", dir + "/e.jsonl"], environment: Self.environment)
+        #expect(result.code == 1)
+        #expect(result.err == "Error: \(Self.missing) with --config PATH or in $TAPGRID_CONFIG, or replay against the running daemon with --socket PATH\n")
+        // Before the events file is read, as for the default config.
+        let noEvents = run(["replay", dir + "/none.jsonl"], environment: Self.environment)
+        #expect(noEvents.err == result.err)
+    }
+
+    @Test func aConfigOnTheCommandLineOverridesTheEnvironment() {
+        let result = run(["show", "/nonexistent/c.json"], environment: Self.environment)
+        #expect(result.err == "Error: cannot read /nonexistent/c.json: No such file or directory (errno 2)\n")
+    }
+
+    /// `--config` picks the socket from the config's `socket.path`: a missing one is an error, not
+    /// the default socket (which could be another daemon's).
+    @Test func statusWithAMissingConfigSaysSo() {
+        for command in [["status"], ["reload"], ["use", "home"]] {
+            let result = run(command + ["--config", "/nonexistent/missing.json"])
+            #expect(result.code == 1)
+            #expect(result.out == "")
+            #expect(result.err == "Error: cannot read /nonexistent/missing.json: No such file or directory (errno 2); --config names the config whose socket.path to use: name another, or the socket itself with --socket PATH\n")
+        }
+    }
+}
+
 /// Numbers and counts as people read them; JSON stays exact.
 @Suite struct PeopleFormatTests {
     static let config = #"""

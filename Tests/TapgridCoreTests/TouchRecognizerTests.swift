@@ -245,7 +245,7 @@ import Testing
         var parser = ConfigParser(file: "t.json", directory: "/etc/tapgrid") { path in .failure(Diagnostic(.error, "no \(path)")) }
         let (_, diagnostics) = parser.parse(document)
         #expect(diagnostics.errors.map(\.description) == [
-            #"t.json: layout "pad", grid 1: tag 2 is routed for both "long" (handler "menu") and "hold" (handler "volume"); a press held down is one or the other: route only one of them"#,
+            #"t.json: layout "pad", grid 1: tag 2 is routed for both "long" (routes[0], handler "menu") and "hold" (routes[1], handler "volume"); a press held down is one or the other: route only one of them"#,
         ])
         let bad = Self.config.replacingOccurrences(of: #""on": "double""#, with: #""on": "triple""#)
         var parser2 = ConfigParser(file: "t.json", directory: "/etc/tapgrid") { path in .failure(Diagnostic(.error, "no \(path)")) }

@@ -164,9 +164,12 @@ extension ConfigParser {
         var memo: [Int64: Int32] = [:]
         var classMemo: [Int64: ClassHandlers] = [:]
         let classRoutes = routes.contains { route in route.on.contains { $0 != .tap } }
+        /// The index in `routes` of the first route for `tapClass` that takes `tag`.
+        func firstRouteIndex(_ tapClass: TapClass, tag: Int64) -> Int? {
+            routes.firstIndex { route in route.on.contains(tapClass) && (route.tags.map { tag != 0 && $0.contains(tag) } ?? true) }
+        }
         func firstRoute(_ tapClass: TapClass, tag: Int64) -> Int32 {
-            let route = routes.first { route in route.on.contains(tapClass) && (route.tags.map { tag != 0 && $0.contains(tag) } ?? true) }
-            return route.map { Int32($0.handler) } ?? -1
+            firstRouteIndex(tapClass, tag: tag).map { Int32(routes[$0].handler) } ?? -1
         }
         var conflicts: [(Int, Int64)] = []
         for index in tree.nodes.indices where tree.nodes[index].hittable {
@@ -207,9 +210,14 @@ extension ConfigParser {
         // One error per grid would be a flood for a matrix: one per tag, naming its first grid.
         var reported: Set<Int64> = []
         for (index, tag) in conflicts where reported.insert(tag).inserted {
-            let classes = layout.classHandlers[Int(tree.nodes[index].info)]!
+            // Named by their JSON paths, as the routes' own errors are: the fix is in one of them.
+            // (Routing runs only when no route had an error, so `routes` is the config's list.)
+            func named(_ tapClass: TapClass) -> String {
+                let route = firstRouteIndex(tapClass, tag: tag)!
+                return "\"\(tapClass.name)\" (routes[\(route)], handler \(jsonEscaped(handlers[routes[route].handler].name)))"
+            }
             diagnostics.append(Diagnostic(.error, file: file, layout: layout.name, gridPath: tree.path(of: index),
-                "\(tag != 0 ? "tag \(tag)" : "this grid") is routed for both \"long\" (handler \(jsonEscaped(handlers[Int(classes.long)].name))) and \"hold\" (handler \(jsonEscaped(handlers[Int(classes.hold)].name))); a press held down is one or the other: route only one of them"))
+                "\(tag != 0 ? "tag \(tag)" : "this grid") is routed for both \(named(.long)) and \(named(.hold)); a press held down is one or the other: route only one of them"))
         }
         layout.resolved.tree = tree
         if !unroutedTags.isEmpty {

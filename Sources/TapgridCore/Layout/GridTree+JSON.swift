@@ -11,18 +11,15 @@ extension GridTree {
         JSONWriter.appendInt(Int64(index - Int(nodes[parent].firstChild)), to: &out)
     }
 
-    /// Writes `{"path": ..., "name": ..., "tag": ..., "actionData": ...}` for a hit grid, with
-    /// `null` for a missing name, tag or actionData (the tap reply, README "Socket protocol").
-    public func appendHitObject(of index: Int, to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"path": ""#.utf8)
-        appendPath(of: index, to: &out)
-        out.append(contentsOf: #"", "name": "#.utf8)
+    /// `{"path": ..., "name": ..., "tag": ..., "actionData": ...}` for a hit grid (spaced, as
+    /// `tapgrid hit --json` prints it), with `null` for a missing name, tag or actionData.
+    public func hitObject(of index: Int) -> JSONObjectWriter {
         let info = self.info(of: index)
-        if let name = info?.name { JSONWriter.appendString(name, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        out.append(contentsOf: #", "tag": "#.utf8)
-        if let tag = info?.tag, tag != 0 { JSONWriter.appendInt(tag, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        out.append(contentsOf: #", "actionData": "#.utf8)
-        out.append(contentsOf: (info?.actionDataJSON ?? "null").utf8)
-        out.append(UInt8(ascii: "}"))
+        var object = JSONObjectWriter(.spaced)
+        object.string("path", path(of: index))
+        object.string("name", info?.name)
+        object.int("tag", info.flatMap { $0.tag != 0 ? $0.tag : nil })
+        object.json("actionData", info?.actionDataJSON ?? "null")
+        return object
     }
 }

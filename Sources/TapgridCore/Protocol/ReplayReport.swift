@@ -1,0 +1,127 @@
+/// The lines `tapgrid replay --json` prints, one JSON object each (spaced, for people who read
+/// them too), written by `JSONObjectWriter`.
+public enum ReplayReport: Sendable, Equatable {
+    /// What a tap resolved to, as compared: `{"hit": "0/1", "tag": 3, "actionData": "x", "handler": "h"}`,
+    /// then `"problem"` when it could not be replayed.
+    public struct Resolution: Sendable, Equatable {
+        public var hit: String?
+        public var tag: Int64?
+        public var actionData: JSONValue
+        public var handler: String?
+        public var problem: String?
+
+        public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?) {
+            self.hit = hit
+            self.tag = tag
+            self.actionData = actionData
+            self.handler = handler
+            self.problem = problem
+        }
+
+        var object: JSONObjectWriter {
+            var object = JSONObjectWriter(.spaced)
+            object.string("hit", hit)
+            object.int("tag", tag)
+            object.value("actionData", actionData)
+            object.string("handler", handler)
+            if let problem { object.string("problem", problem) }
+            return object
+        }
+    }
+
+    /// A recorded tap that replays differently: `{"line": 11, "seq": 8, "x": 250, "y": 50,
+    /// "layout": "home", "recorded": {...}, "replayed": {...}}`.
+    case differs(line: Int, record: TapRecord, recorded: Resolution, replayed: Resolution)
+    /// A tap the replay fired that the log does not have: `{"line": null, "seq": null, "x": ..,
+    /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`.
+    case replayOnly(TapRecord)
+    /// `{"line": 4, "unreadable": "not JSON (...)"}`.
+    case unreadable(line: Int, message: String)
+    /// The last line: `{"taps": 11, "differ": 3, "unreadable": 0}`.
+    case summary(taps: Int, differ: Int, unreadable: Int)
+
+    public var json: String {
+        var object = JSONObjectWriter(.spaced)
+        switch self {
+        case .differs(let line, let record, let recorded, let replayed):
+            object.tapHead(line: line, record)
+            object.object("recorded", recorded.object)
+            object.object("replayed", replayed.object)
+        case .replayOnly(let record):
+            object.null("line")
+            object.null("seq")
+            object.number("x", record.x)
+            object.number("y", record.y)
+            object.string("layout", record.layout)
+            object.null("recorded")
+            object.object("replayed") { replayed in
+                replayed.string("class", record.tapClass ?? "tap")
+                replayed.string("hit", record.hit)
+                replayed.string("handler", record.handler)
+            }
+        case .unreadable(let line, let message):
+            object.int("line", line)
+            object.string("unreadable", message)
+        case .summary(let taps, let differ, let unreadable):
+            object.int("taps", taps)
+            object.int("differ", differ)
+            object.int("unreadable", unreadable)
+        }
+        return object.text
+    }
+}
+
+/// The lines `tapgrid replay --dispatch --json` prints (besides `ReplayReport.unreadable`).
+public enum DispatchReport: Sendable, Equatable {
+    /// What went wrong with one tap's reply.
+    public enum Problem: Sendable, Equatable {
+        /// The daemon's `error` object, as it sent it (compact).
+        case reply(JSONValue)
+        /// A reply that is not what the protocol promises: `{"code": "not_json", "message": ...}`.
+        case unexpected(code: String, message: String)
+    }
+
+    /// `{"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings", "error": {...}}`.
+    case error(line: Int, record: TapRecord, Problem)
+    /// The last line: `{"taps": 11, "outcomes": {"dispatched": 5, ...}, "errors": 2, "notLogged": 0,
+    /// "unreadable": 0}`, the outcomes in the order given.
+    case summary(taps: Int, outcomes: [(name: String, count: Int)], errors: Int, notLogged: Int, unreadable: Int)
+
+    public var json: String {
+        var object = JSONObjectWriter(.spaced)
+        switch self {
+        case .error(let line, let record, let problem):
+            object.tapHead(line: line, record)
+            switch problem {
+            case .reply(let error): object.value("error", error)
+            case .unexpected(let code, let message):
+                object.object("error") { error in
+                    error.string("code", code)
+                    error.string("message", message)
+                }
+            }
+        case .summary(let taps, let outcomes, let errors, let notLogged, let unreadable):
+            object.int("taps", taps)
+            object.object("outcomes") { counts in
+                for outcome in outcomes { counts.int(outcome.name, outcome.count) }
+            }
+            object.int("errors", errors)
+            object.int("notLogged", notLogged)
+            object.int("unreadable", unreadable)
+        }
+        return object.text
+    }
+
+    public static func == (a: DispatchReport, b: DispatchReport) -> Bool { a.json == b.json }
+}
+
+extension JSONObjectWriter {
+    /// `"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings"`: which recorded tap a line is about.
+    mutating func tapHead(line: Int, _ record: TapRecord) {
+        int("line", line)
+        json("seq", record.seq)
+        number("x", record.x)
+        number("y", record.y)
+        string("layout", record.layout)
+    }
+}

@@ -1,0 +1,37 @@
+extension Request.Op {
+    /// The `"op"` as the protocol spells it (what `RequestScanner` reads back).
+    public var name: String {
+        switch self {
+        case .tap: return "tap"
+        case .hit: return "hit"
+        case .status: return "status"
+        case .reload: return "reload"
+        case .use: return "use"
+        case .layouts: return "layouts"
+        case .down: return "down"
+        case .move: return "move"
+        case .up: return "up"
+        case .cancel: return "cancel"
+        case .unknown(let name): return name
+        }
+    }
+}
+
+extension Request {
+    /// The request as one compact line without its `\n`, written by `JSONObjectWriter`:
+    /// `{"op":"tap","x":120,"y":340,"layout":"home"}`, members in that order (then `slot`), each
+    /// only when set. The `id` range points into a line read, so it is not written.
+    public var json: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", op.name)
+        if let x { object.number("x", x) }
+        if let y { object.number("y", y) }
+        if let layout { object.string("layout", layout) }
+        if let slot { object.int("slot", slot) }
+        return object.bytes
+    }
+
+    /// `json` and its `\n`: a line to send.
+    public var line: [UInt8] { json + [0x0A] }
+
+}

@@ -1,0 +1,101 @@
+/// The `status` reply, written and read by this one type:
+/// `{"uptime":12.5,"generation":3,"layout":"home","taps":42,"outcomes":{"dispatched":40,"miss":2},
+/// "children":0,"queued":0,"clients":1,"eventLog":{"path":"/var/log/tapgrid/events.jsonl","ok":true}}`
+/// (`error` in `eventLog` while it fails). Read back, a field the reply lacks is nil.
+public struct StatusReply: Sendable, Equatable {
+    /// One outcome's count, in the order written (the contract's order, counts above zero).
+    public struct OutcomeCount: Sendable, Equatable {
+        public var name: String
+        public var count: Int64
+
+        public init(name: String, count: Int64) {
+            self.name = name
+            self.count = count
+        }
+    }
+
+    /// The event log's state.
+    public struct EventLog: Sendable, Equatable {
+        /// nil when there is no event log.
+        public var path: String?
+        public var ok: Bool
+        /// The last write's error, while it fails.
+        public var error: String?
+
+        public init(path: String?, ok: Bool, error: String? = nil) {
+            self.path = path
+            self.ok = ok
+            self.error = error
+        }
+    }
+
+    /// Seconds since the daemon started (milliseconds exact).
+    public var uptime: Double?
+    public var generation: Int64?
+    public var layout: String?
+    public var taps: Int64?
+    public var outcomes: [OutcomeCount]
+    public var children: Int64?
+    public var queued: Int64?
+    public var clients: Int64?
+    public var eventLog: EventLog?
+
+    public init(
+        uptime: Double?, generation: Int64?, layout: String?, taps: Int64?, outcomes: [OutcomeCount],
+        children: Int64?, queued: Int64?, clients: Int64?, eventLog: EventLog?
+    ) {
+        self.uptime = uptime
+        self.generation = generation
+        self.layout = layout
+        self.taps = taps
+        self.outcomes = outcomes
+        self.children = children
+        self.queued = queued
+        self.clients = clients
+        self.eventLog = eventLog
+    }
+
+    /// Reads a `status` reply.
+    public init(_ value: JSONValue) {
+        uptime = value["uptime"]?.doubleValue
+        generation = value["generation"]?.int64Value
+        layout = value["layout"]?.stringValue
+        taps = value["taps"]?.int64Value
+        outcomes = []
+        if case .object(let members)? = value["outcomes"] {
+            outcomes = members.compactMap { member in member.value.int64Value.map { OutcomeCount(name: member.key, count: $0) } }
+        }
+        children = value["children"]?.int64Value
+        queued = value["queued"]?.int64Value
+        clients = value["clients"]?.int64Value
+        if let log = value["eventLog"], case .object = log {
+            eventLog = EventLog(path: log["path"]?.stringValue, ok: log["ok"] == .bool(true), error: log["error"]?.stringValue)
+        }
+    }
+
+    /// The reply line (with its `\n`), `"id"` first when the request had one (its bytes verbatim).
+    /// Fields that are nil are left out.
+    public func write(id: UnsafeBufferPointer<UInt8>?, into out: ByteBuffer) {
+        var object = JSONObjectWriter(.compact)
+        if let id { object.json("id", bytes: id) }
+        if let uptime { object.number("uptime", uptime) }
+        if let generation { object.int("generation", generation) }
+        if let layout { object.string("layout", layout) }
+        if let taps { object.int("taps", taps) }
+        object.object("outcomes") { counts in
+            for outcome in outcomes { counts.int(outcome.name, outcome.count) }
+        }
+        if let children { object.int("children", children) }
+        if let queued { object.int("queued", queued) }
+        if let clients { object.int("clients", clients) }
+        if let eventLog {
+            object.object("eventLog") { log in
+                log.string("path", eventLog.path)
+                log.bool("ok", eventLog.ok)
+                if let error = eventLog.error { log.string("error", error) }
+            }
+        }
+        out.append(object.bytes)
+        out.append(0x0A)
+    }
+}

@@ -87,8 +87,7 @@ int cshims_signalfd_read(int fd, uint32_t *signos, int capacity) {
     struct signalfd_siginfo infos[16];
     if (capacity > 16) capacity = 16;
     if (capacity < 1) { errno = EINVAL; return -1; }
-    ssize_t n;
-    do { n = read(fd, infos, sizeof infos[0] * (size_t)capacity); } while (n < 0 && errno == EINTR);
+    ssize_t n = read(fd, infos, sizeof infos[0] * (size_t)capacity);
     if (n < 0) return -1;
     int count = (int)(n / (ssize_t)sizeof infos[0]);
     for (int i = 0; i < count; i++) signos[i] = infos[i].ssi_signo;
@@ -137,18 +136,6 @@ int64_t cshims_raise_nofile_limit(void) {
     return rl.rlim_cur == RLIM_INFINITY ? INT64_MAX : (int64_t)rl.rlim_cur;
 }
 
-int cshims_getrandom(void *buf, size_t len) {
-    unsigned char *p = buf;
-    while (len > 0) {
-        ssize_t n = getrandom(p, len, 0);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
+ssize_t cshims_getrandom(void *buf, size_t len) { return getrandom(buf, len, 0); }
 
 int cshims_malloc_trim(void) { return malloc_trim(0); }

@@ -23,6 +23,11 @@ public enum Clock {
     public static func sleep(nanoseconds: UInt64) {
         var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+        // Each retry sleeps what the interrupted call left.
+        _ = try? SystemCall.blocking { () -> CInt in
+            let result = nanosleep(&request, &remaining)
+            request = remaining
+            return result
+        }
     }
 }

@@ -54,18 +54,21 @@ public enum CurrentProcess {
     /// event log). The corresponding C function is `getrandom`.
     public static func randomRunID() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)
-        let rc = bytes.withUnsafeMutableBytes { cshims_getrandom($0.baseAddress, $0.count) }
-        if rc != 0 {
+        let filled = bytes.withUnsafeMutableBytes { raw in
+            fill(raw) { rest throws(Errno) in try SystemCall.blocking { cshims_getrandom(rest.baseAddress, rest.count) } }
+        }
+        if !filled {
             // getrandom only fails on pre-3.17 kernels; fall back to the device.
-            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-            precondition(fd >= 0, "no source of randomness: getrandom and /dev/urandom both failed")
+            let fd = try? SystemCall.blocking { open("/dev/urandom", O_RDONLY | O_CLOEXEC) }
+            guard let fd else { preconditionFailure("no source of randomness: getrandom and /dev/urandom both failed") }
             defer { FD.close(fd) }
-            var filled = 0
-            while filled < 16 {
-                let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, 16 - filled) }
-                precondition(n > 0 || errno == EINTR, "cannot read /dev/urandom")
-                if n > 0 { filled += n }
+            let read = bytes.withUnsafeMutableBytes { raw in
+                fill(raw) { rest throws(Errno) in
+                    guard case .transferred(let n) = try FD.read(fd, into: rest), n > 0 else { throw Errno(EIO) }
+                    return n
+                }
             }
+            precondition(read, "cannot read /dev/urandom")
         }
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -75,5 +78,17 @@ public enum CurrentProcess {
             out.append(hex[Int(b & 0xf)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Fills all of `buffer` with `next`, which puts bytes at the start of what is left and says
+    /// how many (short counts are read on).
+    /// - Returns: false when `next` failed (what it had filled is left in place).
+    private static func fill(_ buffer: UnsafeMutableRawBufferPointer, _ next: (UnsafeMutableRawBufferPointer) throws(Errno) -> Int) -> Bool {
+        var filled = 0
+        while filled < buffer.count {
+            guard let n = try? next(UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) else { return false }
+            filled += n
+        }
+        return true
     }
 }

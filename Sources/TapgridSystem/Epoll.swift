@@ -84,13 +84,8 @@ public struct Epoll: ~Copyable {
     ///   (do not keep it).
     /// - Throws: `Errno` from `epoll_wait` other than `EINTR`.
     public func wait(timeoutMilliseconds: CInt) throws(Errno) -> ReadyEvents {
-        let n = cshims_epoll_wait(fd.rawValue, buffer, CInt(capacity), timeoutMilliseconds)
-        if n < 0 {
-            let err = errno
-            if err == EINTR { return ReadyEvents(base: buffer, count: 0) }
-            throw Errno(err)
-        }
-        return ReadyEvents(base: buffer, count: Int(n))
+        let n = try SystemCall.interruptible { cshims_epoll_wait(fd.rawValue, buffer, CInt(capacity), timeoutMilliseconds) }
+        return ReadyEvents(base: buffer, count: Int(n ?? 0))
     }
 
     /// The events returned by one `wait`; valid until the next `wait` on the same `Epoll`.

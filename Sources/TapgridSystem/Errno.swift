@@ -26,24 +26,6 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { String(cString: strerror(rawValue)) + " (errno \(rawValue))" }
 }
 
-/// Calls `body` until it stops failing with `EINTR`, mapping a `-1` result to the current `errno`.
-///
-/// The single funnel for calls that report failure as `-1` + `errno`. Do not use it for `close`
-/// (never retried: the descriptor is gone even on `EINTR`) or for calls that *return* an error
-/// number (`posix_spawn`, `pthread_*`).
-/// - Parameter body: the system call; evaluated again after each `EINTR`.
-/// - Returns: the call's non-`-1` result.
-/// - Throws: `Errno` for any failure other than `EINTR`.
-@inline(__always)
-public func retryingEINTR<T: FixedWidthInteger>(_ body: () -> T) throws(Errno) -> T {
-    while true {
-        let result = body()
-        if result != -1 { return result }
-        let err = errno
-        if err != EINTR { throw Errno(err) }
-    }
-}
-
 /// A failed system operation, with what was being done and on which path.
 ///
 /// `description` reads like `cannot connect to /run/x.sock: No such file or directory (errno 2)`,

@@ -28,7 +28,7 @@ public struct OwnedFD: ~Copyable {
 }
 
 /// Operations on plain `CInt` descriptors, for code where `OwnedFD` is awkward (dictionaries,
-/// event-loop tables). All retry `EINTR`; none allocates.
+/// event-loop tables). All go through `SystemCall` (`EINTR` retried there); none allocates.
 public enum FD {
     /// Closes `fd`, ignoring the result.
     ///
@@ -47,20 +47,22 @@ public enum FD {
         case transferred(Int)
         /// The descriptor is non-blocking and not ready (`EAGAIN`/`EWOULDBLOCK`).
         case wouldBlock
+
+        /// A byte count from `SystemCall.nonBlocking`.
+        @inline(__always)
+        init(_ outcome: SystemCall.Outcome<Int>) {
+            switch outcome {
+            case .value(let count): self = .transferred(count)
+            case .wouldBlock: self = .wouldBlock
+            }
+        }
     }
 
     /// Reads at most `buffer.count` bytes. The corresponding C function is `read`.
     /// - Returns: `.transferred(n)` (`0` at end of file) or `.wouldBlock`.
     /// - Throws: `Errno` for errors other than `EINTR`/`EAGAIN`.
     public static func read(_ fd: CInt, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> IOResult {
-        while true {
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n >= 0 { return .transferred(n) }
-            let err = errno
-            if err == EINTR { continue }
-            if err == EAGAIN || err == EWOULDBLOCK { return .wouldBlock }
-            throw Errno(err)
-        }
+        IOResult(try SystemCall.nonBlocking { Glibc.read(fd, buffer.baseAddress, buffer.count) })
     }
 
     /// Reads at most `maxBytes` bytes and appends them to `bytes`.
@@ -91,14 +93,7 @@ public enum FD {
     /// - Returns: `.transferred(n)` (possibly fewer than `bytes.count`) or `.wouldBlock`.
     /// - Throws: `Errno` for errors other than `EINTR`/`EAGAIN`.
     public static func write(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) -> IOResult {
-        while true {
-            let n = Glibc.write(fd, bytes.baseAddress, bytes.count)
-            if n >= 0 { return .transferred(n) }
-            let err = errno
-            if err == EINTR { continue }
-            if err == EAGAIN || err == EWOULDBLOCK { return .wouldBlock }
-            throw Errno(err)
-        }
+        IOResult(try SystemCall.nonBlocking { Glibc.write(fd, bytes.baseAddress, bytes.count) })
     }
 
     /// Sends some of `bytes` on a socket with `MSG_NOSIGNAL` (no `SIGPIPE` if the peer is gone;
@@ -106,14 +101,7 @@ public enum FD {
     /// - Returns: `.transferred(n)` (possibly fewer than `bytes.count`) or `.wouldBlock`.
     /// - Throws: `Errno` for errors other than `EINTR`/`EAGAIN`.
     public static func send(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) -> IOResult {
-        while true {
-            let n = Glibc.send(fd, bytes.baseAddress, bytes.count, CInt(MSG_NOSIGNAL))
-            if n >= 0 { return .transferred(n) }
-            let err = errno
-            if err == EINTR { continue }
-            if err == EAGAIN || err == EWOULDBLOCK { return .wouldBlock }
-            throw Errno(err)
-        }
+        IOResult(try SystemCall.nonBlocking { Glibc.send(fd, bytes.baseAddress, bytes.count, CInt(MSG_NOSIGNAL)) })
     }
 
     /// Writes all of `bytes` to a *blocking* descriptor, looping over short writes and `EINTR`

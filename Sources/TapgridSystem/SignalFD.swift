@@ -25,14 +25,12 @@ public struct SignalFD: ~Copyable {
         var result: [CInt] = []
         var signos = (UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0))
         while true {
-            let n = withUnsafeMutablePointer(to: &signos) { tuple in
-                tuple.withMemoryRebound(to: UInt32.self, capacity: 8) { cshims_signalfd_read(fd.rawValue, $0, 8) }
+            let outcome = try withUnsafeMutablePointer(to: &signos) { tuple throws(Errno) in
+                try tuple.withMemoryRebound(to: UInt32.self, capacity: 8) { signos throws(Errno) in
+                    try SystemCall.nonBlocking { cshims_signalfd_read(fd.rawValue, signos, 8) }
+                }
             }
-            if n < 0 {
-                let err = errno
-                if err == EAGAIN || err == EWOULDBLOCK { return result }
-                throw Errno(err)
-            }
+            guard case .value(let n) = outcome else { return result }
             withUnsafeBytes(of: &signos) { raw in
                 for i in 0..<Int(n) { result.append(CInt(raw.load(fromByteOffset: i * 4, as: UInt32.self))) }
             }

@@ -95,15 +95,9 @@ public enum UnixSocket {
     /// - Returns: the connection, or `nil` when no connection is pending (`EAGAIN`).
     /// - Throws: `Errno`, e.g. `EMFILE`.
     public static func accept(_ listener: CInt) throws(Errno) -> OwnedFD? {
-        while true {
-            let fd = cshims_accept4(listener)
-            if fd >= 0 { return OwnedFD(taking: fd) }
-            let err = errno
-            switch err {
-            case EINTR, ECONNABORTED: continue
-            case EAGAIN, EWOULDBLOCK: return nil
-            default: throw Errno(err)
-            }
+        switch try SystemCall.nonBlocking(alsoRetrying: ECONNABORTED, { cshims_accept4(listener) }) {
+        case .value(let fd): return OwnedFD(taking: fd)
+        case .wouldBlock: return nil
         }
     }
 

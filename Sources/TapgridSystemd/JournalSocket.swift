@@ -34,26 +34,26 @@ public final class JournalSocket {
         identifier = Array("SYSLOG_IDENTIFIER=\(program)\n".utf8)
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { if fd >= 0 { FD.close(fd) } }
 
-    /// Sends `entry` as one record. The corresponding C function is `sendmsg` (`MSG_DONTWAIT`).
+    /// Sends `entry` as one record. The corresponding C function is `sendmsg` (`MSG_DONTWAIT`,
+    /// through `UnixDatagram.send`: `EINTR` is retried there).
     /// - Throws: `SystemdError` naming `sendmsg` and the socket's path (`EINVAL` for an empty
     ///   entry), or `sd_journal_sendv`'s for a record sent through it.
     public func send(_ entry: JournalEntry) throws(SystemdError) {
         let ends = entry.ends
         guard !ends.isEmpty else { throw SystemdError("sendmsg", Errno(EINVAL), detail: "empty journal entry") }
         if fd < 0 {
-            fd = socket(AF_UNIX, CInt(SOCK_DGRAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue) | CInt(SOCK_NONBLOCK.rawValue), 0)
-            if fd < 0 { throw SystemdError("socket", Errno.current) }
-            var size = Self.sendBufferBytes
-            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<CInt>.size))
+            do throws(Errno) {
+                fd = try UnixDatagram.open(sendBufferBytes: Self.sendBufferBytes).release()
+            } catch { throw SystemdError("socket", error) }
         }
-        var result = -1
-        repeat {
-            result = datagram(entry, ends)
-        } while result < 0 && errno == EINTR
-        guard result < 0 else { return }
-        let error = Errno.current
+        let error: Errno
+        switch datagram(entry, ends) {
+        case .success(.transferred): return
+        case .success(.wouldBlock): error = Errno(EAGAIN)
+        case .failure(let failure): error = failure
+        }
         if error.rawValue == EMSGSIZE || error.rawValue == ENOBUFS {
             try Journal.send(entry)
             return
@@ -61,8 +61,9 @@ public final class JournalSocket {
         throw SystemdError("sendmsg", error, detail: "\(path): \(error)")
     }
 
-    /// One `sendmsg` of the entry's fields (the `iovec`s point into its buffer), then the identifier.
-    private func datagram(_ entry: JournalEntry, _ ends: [Int]) -> Int {
+    /// One `sendmsg` of the entry's fields (the `iovec`s point into its buffer), then the identifier
+    /// (`UnixDatagram.send`).
+    private func datagram(_ entry: JournalEntry, _ ends: [Int]) -> Result<FD.IOResult, Errno> {
         var target = address
         var newline: UInt8 = 0x0A
         return entry.bytes.withUnsafeBytes { raw in
@@ -99,7 +100,9 @@ public final class JournalSocket {
                                 header.msg_namelen = socklen_t(MemoryLayout<sockaddr_un>.size)
                                 header.msg_iov = vectors.baseAddress
                                 header.msg_iovlen = count
-                                return Glibc.sendmsg(fd, &header, CInt(MSG_DONTWAIT) | CInt(MSG_NOSIGNAL))
+                                do throws(Errno) { return .success(try UnixDatagram.send(fd, &header)) } catch {
+                                    return .failure(error)
+                                }
                             }
                         }
                     }

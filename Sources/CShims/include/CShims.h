@@ -61,8 +61,9 @@ int cshims_pipe2(int fds[2], int flags);
 int cshims_eventfd(void);
 /// signalfd(-1, mask, SFD_CLOEXEC | SFD_NONBLOCK).
 int cshims_signalfd(const sigset_t *mask);
-/// Reads up to `capacity` signalfd_siginfo records, storing ssi_signo of each into `signos`.
-/// Returns the count (0 is never returned: EAGAIN is -1 with errno).
+/// One read of up to `capacity` signalfd_siginfo records, storing ssi_signo of each into `signos`.
+/// Returns the count (0 is never returned: EAGAIN and EINTR are -1 with errno; the Swift side's
+/// `SystemCall` retries EINTR).
 int cshims_signalfd_read(int fd, uint32_t *signos, int capacity);
 /// timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK).
 int cshims_timerfd_create(void);
@@ -88,8 +89,9 @@ int cshims_wtermsig(int status);
 // ---- misc ----
 /// Raises RLIMIT_NOFILE's soft limit to its hard limit. Returns the new soft limit (or -1).
 int64_t cshims_raise_nofile_limit(void);
-/// Fills `buf` with `len` random bytes from getrandom(2). Returns 0 or -1.
-int cshims_getrandom(void *buf, size_t len);
+/// One getrandom(buf, len, 0): the count of random bytes written (maybe fewer than `len`), or -1
+/// with errno (EINTR included: the Swift side's `SystemCall` retries it).
+ssize_t cshims_getrandom(void *buf, size_t len);
 
 // ---- memory (glibc malloc.h) ----
 /// malloc_trim(0): gives free heap pages back to the kernel. Returns 1 if memory was released.

@@ -37,7 +37,7 @@ struct ReplayDispatch {
         var clock: Substring?
     }
 
-    /// Outcome counts, in the order of the contract, then any name a newer daemon answers with.
+    /// Outcome counts, in the order of `Outcome.allCases`, then any name a newer daemon answers with.
     struct Tally {
         private(set) var names: [String] = Outcome.allCases.filter { $0 != .checked }.map { $0.name.description }
         private(set) var counts: [String: Int] = [:]

@@ -17,8 +17,6 @@ public struct EpollEvents: OptionSet, Hashable, Sendable {
     public static let hangup = EpollEvents(rawValue: CSHIMS_EPOLLHUP)
     /// `EPOLLRDHUP`: the peer shut down its writing side.
     public static let readHangup = EpollEvents(rawValue: CSHIMS_EPOLLRDHUP)
-    /// `EPOLLET`: edge-triggered.
-    public static let edgeTriggered = EpollEvents(rawValue: CSHIMS_EPOLLET)
 }
 
 /// One ready descriptor: the 64-bit value it was registered with, and what is ready.

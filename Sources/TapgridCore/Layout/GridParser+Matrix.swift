@@ -127,7 +127,7 @@ extension GridParser {
         return true
     }
 
-    /// Checks wrap grids and works out their sizes from their children's extents (section 2.2).
+    /// Checks wrap grids and works out their sizes from their children's extents (docs/grid-semantics.md, section 2.2).
     mutating func resolveWraps() {
         // Wrap grids whose children split the same axis: a share child has nothing to share.
         for index in 1..<nodes.count where nodes[index].size == .wrap {

@@ -287,7 +287,7 @@ public struct GridParser {
             guard integer > 0 || fraction > 0, !dot || fraction > 0 else { return nil }
             var text = String(decoding: literal, as: UTF8.self)
             if integer == 0 { text = text.replacingFirstDot() }
-            // Hundreds of digits overflow to infinity: not a number (section 7).
+            // Hundreds of digits overflow to infinity: not a number (docs/grid-semantics.md section 7).
             guard let value = Double(text), value.isFinite else { return nil }
             return value
         }

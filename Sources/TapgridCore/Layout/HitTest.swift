@@ -19,7 +19,7 @@ extension ResolvedLayout {
         }
     }
 
-    /// The same answer by brute force (section 5's pseudocode, every child tried): the reference
+    /// The same answer by brute force (docs/grid-semantics.md section 5's pseudocode, every child tried): the reference
     /// that tests and benchmarks compare `hit` against.
     public func hitByScan(x: Double, y: Double) -> Int? {
         func visit(_ index: Int) -> Int? {

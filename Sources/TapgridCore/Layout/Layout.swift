@@ -1,21 +1,5 @@
-/// A named layout as a config declares it: a grid tree and the surface it is resolved for.
-public struct LayoutSpec: Sendable {
-    public var name: String
-    public var frame: LayoutFrame
-    public var tree: GridTree
-    /// Taps on a grid within this many milliseconds of a dispatched tap on it are suppressed (0: off).
-    public var debounceMs: Int
-
-    public init(name: String, frame: LayoutFrame, tree: GridTree, debounceMs: Int = 0) {
-        self.name = name
-        self.frame = frame
-        self.tree = tree
-        self.debounceMs = debounceMs
-    }
-}
-
 extension ResolvedLayout {
-    /// Warnings `tapgrid check` gives for a resolved layout (section 2.1 and 7): every grid but the
+    /// Warnings `tapgrid check` gives for a resolved layout (docs/grid-semantics.md, sections 2.1 and 7): every grid but the
     /// root with a negative width or height, and every pair of siblings whose rects intersect with
     /// positive area, except the cells of a matrix with a negative margin (the parser's one warning
     /// about that margin says they overlap).

@@ -46,7 +46,7 @@ public enum Resolver {
         return 0
     }
 
-    /// Sizes and places the children of a `rows` or `cols` grid (section 2.1, gravity section 3).
+    /// Sizes and places the children of a `rows` or `cols` grid (docs/grid-semantics.md, section 2.1; gravity, section 3).
     static func placeChildren(
         of index: Int, node: GridNode, style: GridStyle, nodes: UnsafeBufferPointer<GridNode>, wrapSizes: [Double],
         rtl: Bool, scale: Double, rects: UnsafeMutableBufferPointer<Rect>
@@ -127,7 +127,7 @@ public enum Resolver {
         }
     }
 
-    /// 0: start, 1: centre, 2: end (section 3; in RTL `left` is a column's end and `right` its start).
+    /// 0: start, 1: centre, 2: end (docs/grid-semantics.md section 3; in RTL `left` is a column's end and `right` its start).
     static func gravityShift(_ gravity: Gravity, alongX: Bool, rtl: Bool) -> Int {
         if alongX {
             switch gravity.bits & 0x00FF {
@@ -145,7 +145,7 @@ public enum Resolver {
         }
     }
 
-    /// Places a matrix's cells in its inner rect (section 6), leading-based like everything else.
+    /// Places a matrix's cells in its inner rect (docs/grid-semantics.md section 6), leading-based like everything else.
     static func placeCells(
         of index: Int, node: GridNode, style: GridStyle, matrix: MatrixSpec, rtl: Bool,
         rects: UnsafeMutableBufferPointer<Rect>

@@ -8,7 +8,7 @@ public enum SizeSpec: Sendable, Equatable {
     case remaining(Double)
     /// An equal share of what remains after the remaining-ratio siblings.
     case fill
-    /// The size of the children (section 2.2); resolved to points once the tree is known.
+    /// The size of the children (docs/grid-semantics.md, section 2.2); resolved to points once the tree is known.
     case wrap
     /// Zero size: never hit.
     case zero

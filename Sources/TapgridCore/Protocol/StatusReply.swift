@@ -3,7 +3,7 @@
 /// "children":0,"queued":0,"clients":1,"eventLog":{"path":"/var/log/tapgrid/events.jsonl","ok":true}}`
 /// (`error` in `eventLog` while it fails). Read back, a field the reply lacks is nil.
 public struct StatusReply: Sendable, Equatable {
-    /// One outcome's count, in the order written (the contract's order, counts above zero).
+    /// One outcome's count, in the order written (`Outcome.allCases`' order, counts above zero).
     public struct OutcomeCount: Sendable, Equatable {
         public var name: String
         public var count: Int64

@@ -6,7 +6,7 @@ import TapgridSystem
 final class Connection {
     /// Longest request line accepted, without its `\n` (65,536 bytes, README "Socket protocol").
     static let maxLineBytes = 65_536
-    /// Flow control (contract: "Flow control"): while more than this many bytes of a client's
+    /// Flow control (README, "Flow control"): while more than this many bytes of a client's
     /// replies wait unsent, its requests are not read (they wait in the kernel's socket buffer,
     /// so the sender blocks) and lines already read wait in the framer; both resume as the
     /// replies drain. So a client may pipeline without limit and the daemon's memory per client

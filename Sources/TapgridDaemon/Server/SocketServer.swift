@@ -414,7 +414,7 @@ final class SocketServer: LoopHandler {
     }
 
     /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
-    /// (contract: only such a client is closed), and schedules the next check.
+    /// (README, "Flow control": only such a client is closed), and schedules the next check.
     private func closeStalledClients() {
         let now = Clock.monotonicNanos()
         var next = UInt64.max

@@ -106,11 +106,14 @@ final class RequestRouter: LineHandler {
         let engine = output.engine
         let eventLog = output.eventLog
         let children = output.supervisor
-        let status = DaemonStatus(
-            uptimeMilliseconds: (Clock.monotonicNanos() - startNanos) / 1_000_000, generation: engine.active.generation,
-            layout: engine.currentLayoutName, taps: engine.seq, outcomes: engine.outcomeCounts, children: children.runningCount,
-            queued: children.queuedCount, clients: control.clientCount, eventLogPath: eventLog.path, eventLogOK: eventLog.ok,
-            eventLogError: eventLog.lastError)
-        ReplyWriter.status(status, id: id, out)
+        let outcomes = Outcome.allCases.filter { engine.outcomeCounts[$0] > 0 }.map { outcome in
+            StatusReply.OutcomeCount(name: outcome.name.description, count: Int64(engine.outcomeCounts[outcome]))
+        }
+        let status = StatusReply(
+            uptime: Double((Clock.monotonicNanos() - startNanos) / 1_000_000) / 1000, generation: Int64(engine.active.generation),
+            layout: engine.currentLayoutName, taps: Int64(engine.seq), outcomes: outcomes, children: Int64(children.runningCount),
+            queued: Int64(children.queuedCount), clients: Int64(control.clientCount),
+            eventLog: StatusReply.EventLog(path: eventLog.path, ok: eventLog.ok, error: eventLog.lastError))
+        status.write(id: id, into: out)
     }
 }

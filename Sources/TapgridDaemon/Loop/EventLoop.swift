@@ -29,8 +29,8 @@ struct LoopTimer: Equatable {
 /// The daemon's one event loop: epoll over the descriptors its owners register, timers on one
 /// timerfd, and hooks that run at the end of every wakeup. It knows no owner by name: each
 /// registration carries its handler and the handler's token, each timer its action, so a new
-/// owner (a broker connection whose socket changes after every reconnect, an HTTP server whose
-/// timeout changes after every run) registers and re-registers without an edit here. Runs on the
+/// owner (one whose descriptor is replaced after every reconnect, or whose C library hands out a
+/// new timeout after every run) registers and re-registers without an edit here. Runs on the
 /// main thread; everything it calls is loop-owned.
 final class EventLoop {
     private let epoll: Epoll
@@ -101,9 +101,10 @@ final class EventLoop {
         registration.events = events
     }
 
-    /// Moves the registration to a new descriptor of the same owner (a reconnect's new socket),
-    /// keeping its handler and token: the old descriptor is no longer watched (unregister it
-    /// before closing it is not needed: this does it). `epoll_ctl(EPOLL_CTL_DEL)` then `ADD`.
+    /// Moves the registration to a new descriptor of the same owner (after a reconnect),
+    /// keeping its handler and token; the old descriptor is no longer watched (no `unregister`
+    /// is needed before closing it). `epoll_ctl(EPOLL_CTL_DEL)` then `ADD`.
+    /// - Throws: `Errno` from `epoll_ctl`; the registration is then gone (register anew).
     func reregister(_ registration: inout LoopRegistration, fd: CInt, events: EpollEvents) throws(Errno) {
         if fd != registration.fd { _ = try? epoll.remove(registration.fd) }
         do throws(Errno) {
@@ -187,8 +188,7 @@ final class EventLoop {
     // MARK: - Running
 
     /// Adds what runs once at the end of each wakeup, after its events and timers: work an owner
-    /// gathers over one wakeup and does once (replies of every connection after one event-log
-    /// write).
+    /// gathers over one wakeup and does once, for everything it served in it.
     func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
 
     /// Runs until `finished()` is true after a wakeup.

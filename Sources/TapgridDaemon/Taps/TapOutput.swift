@@ -18,7 +18,7 @@ final class TapOutput {
     let log: LogSink
     let supervisor: ChildSupervisor
     /// `"socket"`: the source of socket clients' contacts, as a JSON string.
-    private let socketSource = Array(#""socket""#.utf8)
+    private let socketSource = TapOutput.jsonString("socket")
     /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
     private var touchscreenSources: [Int: [UInt8]] = [:]
     private var touchscreenStreams: [String: Int] = [:]
@@ -202,13 +202,18 @@ final class TapOutput {
         if let known = touchscreenStreams[name] { return known }
         let stream = -(touchscreenStreams.count + 1)
         touchscreenStreams[name] = stream
-        var source: [UInt8] = []
-        JSONWriter.appendString(name, to: &source)
-        touchscreenSources[stream] = source
+        touchscreenSources[stream] = Self.jsonString(name)
         return stream
     }
 
     private func source(_ stream: Int) -> [UInt8] { stream > 0 ? socketSource : touchscreenSources[stream] ?? Array("null".utf8) }
+
+    /// `text` as a JSON string, written by the core's writer.
+    private static func jsonString(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.appendString(text, to: &bytes)
+        return bytes
+    }
 
     /// A contact event's record (`layout`: the one a `down` named; `current`: the layout current at a `down`).
     func writeTouchRecord(

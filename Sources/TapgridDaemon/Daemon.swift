@@ -182,9 +182,8 @@ final class Daemon: LoopHandler, DaemonControl {
         reloadWaiters = nextReloadWaiters
         nextReloadWaiters = []
         perform(lifecycle.handle(.reloadFinished(failure: failure), now: Clock.monotonicNanos()))
-        for connection in waiters where !connection.isClosed {
-            let id = connection.pendingReload ?? nil
-            connection.pendingReload = nil
+        for connection in waiters where !connection.state.isClosed {
+            let id = connection.state.reloadEnded()
             let out = connection.output
             let generation = generation
             func answer(_ id: UnsafeBufferPointer<UInt8>?) {

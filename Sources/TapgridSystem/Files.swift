@@ -73,9 +73,10 @@ public enum Files {
     /// A descriptor kept in reserve (`/dev/null`, read-only, close-on-exec): closed when the
     /// process runs out of descriptors, so one more can be opened (to refuse a client cleanly),
     /// then taken again. The corresponding C function is `open`.
-    /// - Returns: the descriptor, or -1 when none is free.
-    public static func openReserveDescriptor() -> CInt {
-        (try? retryingEINTR { open("/dev/null", O_RDONLY | O_CLOEXEC) }) ?? -1
+    /// - Returns: the descriptor, or nil when none is free.
+    public static func openReserveDescriptor() -> OwnedFD? {
+        guard let fd = try? retryingEINTR({ open("/dev/null", O_RDONLY | O_CLOEXEC) }) else { return nil }
+        return OwnedFD(taking: fd)
     }
 
     /// The type of the entry at `path` without following a final symlink.

@@ -20,7 +20,9 @@ public final class JournalSocket {
     private static let sendBufferBytes: CInt = 8 << 20
 
     public let path: String
-    private var fd: CInt = -1
+    /// Opened on the first send.
+    private var socket: OwnedFD?
+    private var fd: CInt { socket?.rawValue ?? -1 }
     private var address = sockaddr_un()
     /// `SYSLOG_IDENTIFIER=<basename of argv[0]>\n`.
     private let identifier: [UInt8]
@@ -34,8 +36,6 @@ public final class JournalSocket {
         identifier = Array("SYSLOG_IDENTIFIER=\(program)\n".utf8)
     }
 
-    deinit { if fd >= 0 { FD.close(fd) } }
-
     /// Sends `entry` as one record. The corresponding C function is `sendmsg` (`MSG_DONTWAIT`,
     /// through `UnixDatagram.send`: `EINTR` is retried there).
     /// - Throws: `SystemdError` naming `sendmsg` and the socket's path (`EINVAL` for an empty
@@ -45,7 +45,7 @@ public final class JournalSocket {
         guard !ends.isEmpty else { throw SystemdError("sendmsg", Errno(EINVAL), detail: "empty journal entry") }
         if fd < 0 {
             do throws(Errno) {
-                fd = try UnixDatagram.open(sendBufferBytes: Self.sendBufferBytes).release()
+                socket = try UnixDatagram.open(sendBufferBytes: Self.sendBufferBytes)
             } catch { throw SystemdError("socket", error) }
         }
         let error: Errno

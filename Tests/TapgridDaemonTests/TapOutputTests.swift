@@ -23,7 +23,8 @@ import Testing
         let output: TapOutput
         let touch: TouchInput
         let router: RequestRouter
-        let connection = Connection(fd: -1, number: 1, slot: 0, token: 0, uid: 0, gids: [])
+        let connection = Connection(descriptor: nil, number: 1, slot: 0, token: 0, uid: 0, gids: [])
+        let config: Config
 
         init(eventLogPath: String) throws {
             let document = try JSONParser.parse(TapOutputTests.config, lenient: true)
@@ -32,16 +33,20 @@ import Testing
             }
             let (loaded, diagnostics) = parser.parse(document)
             #expect(diagnostics.errors.isEmpty, "\(diagnostics.all)")
+            config = try #require(loaded)
             loop = try EventLoop()
             let log = LogSink(verbose: false, journal: false, priorityPrefixes: false)
             eventLog = EventLog(runID: "test", log: log)
             eventLog.configure(path: eventLogPath)
             output = TapOutput(
-                engine: TapEngine(config: try #require(loaded), generation: 1), eventLog: eventLog, log: log,
+                engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log,
                 supervisor: ChildSupervisor(loop: loop, environment: [:]))
             touch = TouchInput(output: output, loop: loop)
             router = RequestRouter(output: output, touch: touch, daemonUID: 0)
         }
+
+        /// The event log is closed as the daemon closes it (an open one dropped is a bug).
+        deinit { eventLog.close() }
 
         /// Answers `line` as the connection's; returns the replies it made since the last call.
         func send(_ line: String) -> String {

@@ -11,8 +11,8 @@ import TapgridSystem
 /// non-blocking pipes registered in the loop's epoll, reaped with `waitpid(WNOHANG)` only once
 /// their pidfd is readable, and deadlines are handled in `handleTimers`.
 ///
-/// It registers its pidfds and pipes through the `EventLoop` (owner `.children`) and keeps the
-/// loop's `.children` deadline at its next timeout; it never reaps children it did not start
+/// It registers its pidfds and pipes through the `EventLoop` and keeps its one
+/// loop timer at the next timeout; it never reaps children it did not start
 /// (the daemon must not `waitpid(-1)` on SIGCHLD, which would steal exit statuses).
 ///
 /// Callbacks are made from inside `submit`, `handle`, `handleTimers` and `beginShutdown`, at the
@@ -97,8 +97,9 @@ final class ChildSupervisor: LoopHandler {
     deinit {
         for child in children.values {
             if !child.reaped { try? Spawn.killGroup(child.pid, signal: Signals.kill) }
-            if child.pidfd >= 0 { FD.close(child.pidfd) }
-            for fd in child.pipes where fd >= 0 { FD.close(fd) }
+            child.closePidfd()
+            child.closePipe(.stdout)
+            child.closePipe(.stderr)
         }
         for pid in unwatched { _ = try? Spawn.reap(pid) }
         readBuffer.deallocate()
@@ -241,36 +242,32 @@ final class ChildSupervisor: LoopHandler {
     /// Spawns and registers a child. - Returns: nil, or why it could not be started.
     private func start(_ request: ChildRequest, argv: [String]) -> String? {
         let environment = ChildEnvironment.entries(inherited: inheritedEnvironment, for: request)
-        let pid: Int32, pidfd: CInt, out: CInt, err: CInt
+        let spawned: SpawnedChild
         do throws(SystemError) {
-            let child = try Spawn.run(argv, environment: environment)
-            pid = child.pid
-            pidfd = child.pidfd.release()
-            out = child.stdout.release()
-            err = child.stderr.release()
+            spawned = try Spawn.run(argv, environment: environment)
         } catch {
             return error.description
         }
         let id = nextID
         nextID += 1
-        var registered: [LoopRegistration?] = []
+        let pid = spawned.pid
+        let child = SupervisedChild(
+            id: id, request: request, pid: pid, pidfd: spawned.pidfd, stdout: spawned.stdout, stderr: spawned.stderr,
+            startNanos: Clock.monotonicNanos())
         do throws(Errno) {
-            for (fd, kind) in [(pidfd, ChildEpollData.Kind.pidfd), (out, .stdout), (err, .stderr)] {
-                registered.append(try loop.register(fd, events: .readable, handler: self, token: ChildEpollData.make(kind, id: id)))
+            for (fd, kind) in [(child.pidfd, ChildEpollData.Kind.pidfd), (child.pipe(.stdout), .stdout), (child.pipe(.stderr), .stderr)] {
+                child.registrations[Int(kind.rawValue)] = try loop.register(
+                    fd, events: .readable, handler: self, token: ChildEpollData.make(kind, id: id))
             }
         } catch {
-            for case let registration? in registered { loop.unregister(registration) }
-            FD.close(pidfd)
-            FD.close(out)
-            FD.close(err)
+            for kind in [ChildEpollData.Kind.pidfd, .stdout, .stderr] { unregister(child, kind) }
+            child.closePidfd()
+            child.closePipe(.stdout)
+            child.closePipe(.stderr)
             try? Spawn.killGroup(pid, signal: Signals.kill)
             unwatched.append(pid)
             return "cannot watch child \(pid) of \(argv[0]): \(error)"
         }
-        let child = SupervisedChild(
-            id: id, request: request, pid: pid, pidfd: pidfd, stdout: out, stderr: err,
-            startNanos: Clock.monotonicNanos())
-        child.registrations = registered
         children[id] = child
         running += 1
         runningByHandler[request.handlerIndex, default: 0] += 1
@@ -311,8 +308,7 @@ final class ChildSupervisor: LoopHandler {
         }
         let now = Clock.monotonicNanos()
         unregister(child, .pidfd)
-        FD.close(child.pidfd)
-        child.pidfd = -1
+        child.closePidfd()
         child.reaped = true
         running -= 1
         runningByHandler[child.handlerIndex, default: 1] -= 1
@@ -368,7 +364,7 @@ final class ChildSupervisor: LoopHandler {
     /// Reads what is available on one pipe (at most `maxReads` reads), queues the lines, and
     /// closes the pipe at end of file (or on a read error).
     private func read(_ child: SupervisedChild, _ stream: ChildStream, maxReads: Int) {
-        let fd = child.pipes[stream.rawValue]
+        let fd = child.pipe(stream)
         guard fd >= 0 else { return }
         var lines: [(ChildStream, String)] = []
         var atEnd = false
@@ -399,7 +395,7 @@ final class ChildSupervisor: LoopHandler {
     /// Flushes partial lines and closes both pipes (linger over, or shutting down).
     private func closePipes(_ child: SupervisedChild) {
         var lines: [(ChildStream, String)] = []
-        for stream in [ChildStream.stdout, .stderr] where child.pipes[stream.rawValue] >= 0 {
+        for stream in [ChildStream.stdout, .stderr] where child.pipe(stream) >= 0 {
             child.output.flush(stream, into: &lines)
             closePipe(child, stream)
         }
@@ -407,11 +403,9 @@ final class ChildSupervisor: LoopHandler {
     }
 
     private func closePipe(_ child: SupervisedChild, _ stream: ChildStream) {
-        let fd = child.pipes[stream.rawValue]
-        guard fd >= 0 else { return }
+        guard child.pipe(stream) >= 0 else { return }
         unregister(child, stream == .stdout ? .stdout : .stderr)
-        FD.close(fd)
-        child.pipes[stream.rawValue] = -1
+        child.closePipe(stream)
     }
 
     private func unregister(_ child: SupervisedChild, _ kind: ChildEpollData.Kind) {

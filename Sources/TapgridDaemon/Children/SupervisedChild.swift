@@ -32,10 +32,11 @@ final class SupervisedChild {
     let handlerName: String
     /// Also the process group id (the child leads its own group).
     let pid: Int32
-    /// -1 once reaped and closed.
-    var pidfd: CInt
-    /// Read ends of stdout and stderr (indexed by `ChildStream.rawValue`); -1 once closed.
-    var pipes: [CInt]
+    /// Readable when it exits; closed once it is reaped.
+    private var pidfdOwner: OwnedFD?
+    /// Read ends of stdout and stderr, closed at end of file or when the linger is over.
+    private var stdoutOwner: OwnedFD?
+    private var stderrOwner: OwnedFD?
     var output = OutputCapture()
     /// The loop's registrations of the pidfd, stdout and stderr (by `ChildEpollData.Kind`).
     var registrations: [LoopRegistration?] = [nil, nil, nil]
@@ -53,22 +54,50 @@ final class SupervisedChild {
     var lingerDeadline: UInt64?
 
     init(
-        id: UInt64, request: ChildRequest, pid: Int32, pidfd: CInt, stdout: CInt, stderr: CInt,
-        startNanos: UInt64
+        id: UInt64, request: ChildRequest, pid: Int32, pidfd: consuming OwnedFD, stdout: consuming OwnedFD,
+        stderr: consuming OwnedFD, startNanos: UInt64
     ) {
         self.id = id
         self.seq = request.seq
         self.handlerIndex = request.handlerIndex
         self.handlerName = request.handler.name
         self.pid = pid
-        self.pidfd = pidfd
-        self.pipes = [stdout, stderr]
+        self.pidfdOwner = .some(pidfd)
+        self.stdoutOwner = .some(stdout)
+        self.stderrOwner = .some(stderr)
         self.startNanos = startNanos
         self.timeoutDeadline = Self.nanos(request.handler.timeoutSeconds).map { startNanos &+ $0 }
         self.killGraceNanos = Self.nanos(request.handler.killGraceSeconds) ?? 0
     }
 
-    var hasOpenPipes: Bool { pipes[0] >= 0 || pipes[1] >= 0 }
+    /// A child dropped with a descriptor open skipped its supervisor's closing path.
+    deinit {
+        if pidfdOwner != nil || hasOpenPipes { DescriptorAudit.droppedOpen("child \(pid) of \(handlerName)") }
+    }
+
+    /// The pidfd's number; -1 once closed.
+    var pidfd: CInt { pidfdOwner?.rawValue ?? -1 }
+
+    /// A pipe's read end; -1 once closed.
+    func pipe(_ stream: ChildStream) -> CInt {
+        switch stream {
+        case .stdout: stdoutOwner?.rawValue ?? -1
+        case .stderr: stderrOwner?.rawValue ?? -1
+        }
+    }
+
+    var hasOpenPipes: Bool { stdoutOwner != nil || stderrOwner != nil }
+
+    /// Closes the pidfd (after reaping, or when it could not be watched).
+    func closePidfd() { pidfdOwner = nil }
+
+    /// Closes one pipe's read end.
+    func closePipe(_ stream: ChildStream) {
+        switch stream {
+        case .stdout: stdoutOwner = nil
+        case .stderr: stderrOwner = nil
+        }
+    }
 
     /// The next moment `handleTimers` has something to do for this child.
     var nextDeadline: UInt64? {

@@ -19,7 +19,9 @@ import TapgridSystem
 final class EventLog {
     /// Where records go; nil when the log is off (`"eventLog": false`).
     private(set) var path: String?
-    private var fd: CInt = -1
+    /// The open file; nil while the log is off or could not be opened.
+    private var file: OwnedFD?
+    private var fd: CInt { file?.rawValue ?? -1 }
     /// False after a failed open or write, until a write succeeds.
     private(set) var ok = true
     /// The last failure, as `cannot write PATH: ...`.
@@ -46,7 +48,10 @@ final class EventLog {
         self.log = log
     }
 
-    deinit { if fd >= 0 { FD.close(fd) } }
+    /// An event log dropped open skipped `close()`: staged records unwritten, the file not synced.
+    deinit {
+        if file != nil { DescriptorAudit.droppedOpen("the event log \(path ?? "")") }
+    }
 
     var isEnabled: Bool { path != nil }
 
@@ -95,17 +100,14 @@ final class EventLog {
         closeFile()
     }
 
-    private func closeFile() {
-        if fd >= 0 { FD.close(fd) }
-        fd = -1
-    }
+    private func closeFile() { file = nil }
 
     private func openFile() {
         guard let path else { return }
         lastOpenAttemptNanos = Clock.monotonicNanos()
         Files.makeParentDirectories(of: path)
         do throws(SystemError) {
-            fd = try Files.openForAppending(path).release()
+            file = try Files.openForAppending(path)
             endTornLine()
             if !ok { log.info("event log writable again: \(path)") }
             ok = true

@@ -2,7 +2,7 @@ import TapgridCore
 import TapgridSystem
 
 /// One client connection: its descriptor, request framer, reply queue and peer identity.
-/// Loop-owned; the `SocketServer` reads and writes it, the `TapService` answers its lines.
+/// Loop-owned; the `SocketServer` reads and writes it, the `RequestRouter` answers its lines.
 final class Connection {
     /// Longest request line accepted, without its `\n` (65,536 bytes, README "Socket protocol").
     static let maxLineBytes = 65_536
@@ -21,22 +21,11 @@ final class Connection {
     /// Bytes read per `read(2)`.
     static let readChunk = 16_384
 
-    /// Where the request side stands.
-    enum Input: Equatable {
-        /// Reading requests and answering them.
-        case reading
-        /// The peer shut down its writing side: answer what is left (a last line without `\n`
-        /// included), flush, close.
-        case peerFinished
-        /// We stopped reading (the daemon is stopping): lines already read are still answered.
-        case stopped
-        /// After `line_too_long`: nothing more is answered; flush the error, close.
-        case refused
-        /// Close now without flushing (a failed `epoll_ctl`).
-        case dropped
-    }
-
-    let fd: CInt
+    /// The socket, owned until `closeDescriptor()`; a connection dropped with it still open is
+    /// a bug (`DescriptorAudit` counts it, and the tests check the count stays 0).
+    private var descriptor: OwnedFD?
+    /// The socket's number while open, -1 once closed.
+    var fd: CInt { descriptor?.rawValue ?? -1 }
     /// Unique within the run (from 1): the event log's `conn`, and the stream of its touch contacts.
     let number: Int
     let slot: Int
@@ -46,33 +35,18 @@ final class Connection {
     let uid: UInt32
     let gids: [UInt32]
 
-    var input: Input = .reading
-    /// A `reload` from this client is running: its later lines wait, so replies stay in order.
-    /// Holds the request's `id` (verbatim bytes, or nil), echoed in the reply.
-    var pendingReload: [UInt8]?? = nil
+    /// Where it stands: every flag and phase, moved only by `ConnectionState`'s transitions.
+    var state = ConnectionState()
     var framer = LineFramer(dropsCarriageReturn: true, capacity: Connection.readChunk)
     let output = ByteBuffer(capacity: 4096)
     /// `output[..<outputOffset]` is already sent.
     var outputOffset = 0
     /// The descriptor's registration with the loop (what it is watched for); nil when not watched.
     var registration: LoopRegistration? = nil
-    /// Complete lines wait in the framer because more than `maxPendingOutput` of replies did:
-    /// they were read, so they are answered, in order, as the output drains.
-    var holdsLines = false
-    /// Since when replies have waited without the kernel taking any (`Clock.monotonicNanos`);
-    /// 0 while none wait. Past `stallLimitNanos` the connection is closed.
-    var stalledSince: UInt64 = 0
-    /// Queued for the end of the wakeup's `sendReplies`.
-    var flushQueued = false
-    /// Its output went past `SocketServer.largeOutput` since it last drained: once it drains or
-    /// closes, the heap is trimmed.
-    var heldLargeOutput = false
-    var isClosed = false
-    /// It sent a touch op (so closing it must end its contacts).
-    var touched = false
 
-    init(fd: CInt, number: Int, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {
-        self.fd = fd
+    /// - Parameter descriptor: the accepted socket (nil for a connection without one, in tests).
+    init(descriptor: consuming OwnedFD?, number: Int, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {
+        self.descriptor = descriptor
         self.number = number
         self.slot = slot
         self.token = token
@@ -80,19 +54,18 @@ final class Connection {
         self.gids = gids
     }
 
+    deinit {
+        if descriptor != nil { DescriptorAudit.droppedOpen("client connection \(number)") }
+    }
+
+    /// Closes the socket (once; later calls do nothing).
+    func closeDescriptor() { descriptor = nil }
+
     var pendingOutput: Int { output.count - outputOffset }
-    var awaitingReload: Bool { pendingReload != nil }
     /// More than `maxPendingOutput` of replies wait: answering and reading pause.
     var outputFull: Bool { pendingOutput > Connection.maxPendingOutput }
-    /// Whether to read more requests now (and so watch the socket for readable): not while the
-    /// replies are over the limit or lines wait for them to drain, nor once enough waits for a
-    /// reload. A connection that is not read is not watched, so the loop does not spin on it.
+    /// Whether to read more requests now (and so watch the socket for readable).
     var wantsRequests: Bool {
-        input == .reading && !holdsLines && !outputFull
-            && !(awaitingReload && framer.count > Connection.maxHeldDuringReload)
-    }
-    /// Whether lines in the framer may be answered now.
-    var answersLines: Bool {
-        !awaitingReload && (input == .reading || input == .peerFinished || input == .stopped)
+        state.wantsRequests(outputFull: outputFull, framedBytes: framer.count, heldDuringReloadLimit: Connection.maxHeldDuringReload)
     }
 }

@@ -21,15 +21,16 @@ protocol LineHandler: AnyObject {
 /// whose unsent replies pass `Connection.maxPendingOutput` is not read until they drain, and one
 /// that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
-    private let loop: EventLoop
+    /// Unowned: the loop holds the server (its registrations), so a strong reference would be a cycle.
+    private unowned let loop: EventLoop
     private let log: LogSink
     /// Answers the lines (held strongly: an `unowned` reference costs a check per line).
     private let lineHandler: LineHandler
     /// Who may connect and how many; updated on reload.
     var admission: Admission
 
-    /// The listening socket; -1 once closed.
-    private var listenerFD: CInt
+    /// The listening socket; nil once closed.
+    private var listener: OwnedFD?
     /// Its registration while it is watched (not while accepting is paused, nor once closed).
     private var listening: LoopRegistration?
     /// Accepting resumes after `EMFILE`.
@@ -84,7 +85,8 @@ final class SocketServer: LoopHandler {
         self.lineHandler = lineHandler
         self.log = log
         self.admission = admission
-        self.listenerFD = listener.release()
+        let listenerFD = listener.rawValue
+        self.listener = .some(listener)
         socketFile = socketPath.flatMap { path in Files.identity(path).map { (path, $0) } }
         acceptBackoff = loop.makeTimer { [unowned self] in resumeAccepting() }
         stallCheck = loop.makeTimer { [unowned self] in closeStalledClients() }
@@ -93,9 +95,10 @@ final class SocketServer: LoopHandler {
         listening = try loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
     }
 
+    /// The connections it owns close with it (their descriptors are not dropped open).
     deinit {
+        for case let connection? in connections { _ = connection.state.close(); connection.closeDescriptor() }
         readBuffer.deallocate()
-        if reserveFD >= 0 { FD.close(reserveFD) }
     }
 
     private static let listenerToken: UInt64 = 0x00FF_FFFF_FFFF_FFFF
@@ -112,10 +115,7 @@ final class SocketServer: LoopHandler {
         if !events.isDisjoint(with: [.readable, .hangup, .error, .readHangup]) && connection.wantsRequests {
             read(connection)
         }
-        if !connection.flushQueued {
-            connection.flushQueued = true
-            toFlush.append(connection)
-        }
+        if connection.state.queueFlush() { toFlush.append(connection) }
     }
 
     /// At the end of a wakeup: the event-log records of every connection served, with one write
@@ -124,7 +124,7 @@ final class SocketServer: LoopHandler {
     private func sendReplies() {
         guard !toFlush.isEmpty else { return }
         for connection in toFlush {
-            connection.flushQueued = false
+            connection.state.flushTaken()
             flush(connection)
         }
         toFlush.removeAll(keepingCapacity: true)
@@ -136,7 +136,7 @@ final class SocketServer: LoopHandler {
     // MARK: - Accepting
 
     private func acceptAll() {
-        while listenerFD >= 0 && !acceptPaused {
+        while let listenerFD = listener?.rawValue, !acceptPaused {
             let accepted: OwnedFD?
             do throws(Errno) {
                 accepted = try UnixSocket.accept(listenerFD)
@@ -163,7 +163,7 @@ final class SocketServer: LoopHandler {
                 outOfDescriptors = false
                 log.info("descriptors are free again: accepting clients")
             }
-            admit(connection.release())
+            admit(connection)
         }
     }
 
@@ -172,33 +172,34 @@ final class SocketServer: LoopHandler {
     /// A descriptor held back for when the others run out (`EMFILE`): spent to accept one
     /// waiting client and tell it `too_many_clients`, then taken again. Without it, clients past
     /// the limit would hang in the backlog with no answer.
-    private var reserveFD = Files.openReserveDescriptor()
+    private var reserve = Files.openReserveDescriptor()
 
     /// Accepts one waiting client on the reserve descriptor and refuses it.
     /// - Returns: false when there is no reserve or nothing waits (the caller pauses accepting).
     private func refuseOneWithReserve() -> Bool {
-        guard reserveFD >= 0 else {
-            reserveFD = Files.openReserveDescriptor()
+        guard reserve != nil, let listenerFD = listener?.rawValue else {
+            reserve = Files.openReserveDescriptor()
             return false
         }
-        FD.close(reserveFD)
-        defer { reserveFD = Files.openReserveDescriptor() }
+        reserve = nil  // closed: its number is free for the accept
+        defer { reserve = Files.openReserveDescriptor() }
         guard let accepted = try? UnixSocket.accept(listenerFD) else { return false }
-        refuse(accepted.release(), .tooManyClients, "the daemon is out of file descriptors (RLIMIT_NOFILE); try again later")
+        refuse(accepted, .tooManyClients, "the daemon is out of file descriptors (RLIMIT_NOFILE); try again later")
         return true
     }
 
     private func resumeAccepting() {
         guard acceptPaused else { return }
         acceptPaused = false
-        guard listenerFD >= 0 else { return }
+        guard let listenerFD = listener?.rawValue else { return }
         listening = try? loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
     }
 
     /// Checks the limit and the allow list, then registers the connection.
-    private func admit(_ fd: CInt) {
+    private func admit(_ socket: consuming OwnedFD) {
+        let fd = socket.rawValue
         if count >= admission.maxClients {
-            refuse(fd, .tooManyClients, "too many clients (socket.maxClients is \(admission.maxClients))")
+            refuse(socket, .tooManyClients, "too many clients (socket.maxClients is \(admission.maxClients))")
             return
         }
         var uid = UInt32.max
@@ -212,7 +213,7 @@ final class SocketServer: LoopHandler {
         }
         if let allow = admission.allow, !allow.allows(uid: uid, gids: gids, daemonUID: admission.daemonUID) {
             log.info("connection refused: uid \(uid) is not in socket.allow")
-            refuse(fd, .forbidden, "uid \(uid) may not connect (socket.allow)")
+            refuse(socket, .forbidden, "uid \(uid) may not connect (socket.allow)")
             return
         }
         let slot: Int
@@ -225,7 +226,7 @@ final class SocketServer: LoopHandler {
         }
         let token = UInt64(slotGenerations[slot]) << 32 | UInt64(UInt32(truncatingIfNeeded: slot))
         accepted += 1
-        let connection = Connection(fd: fd, number: accepted, slot: slot, token: token, uid: uid, gids: gids)
+        let connection = Connection(descriptor: socket, number: accepted, slot: slot, token: token, uid: uid, gids: gids)
         connections[slot] = connection
         count += 1
         updateInterest(connection)
@@ -234,20 +235,18 @@ final class SocketServer: LoopHandler {
 
     /// Sends one error line to a connection we will not keep, then closes it. A fresh socket's
     /// buffer always has room for one short line, so a single non-blocking send suffices.
-    private func refuse(_ fd: CInt, _ code: ErrorCode, _ message: String) {
+    private func refuse(_ socket: consuming OwnedFD, _ code: ErrorCode, _ message: String) {
         scratch.removeAll()
         ReplyWriter.error(code, message, id: nil, scratch)
-        _ = try? FD.send(fd, scratch.bytes)
-        FD.close(fd)
+        _ = try? FD.send(socket.rawValue, scratch.bytes)
     }
 
     /// Stops accepting and removes the socket file if it is still the one we created.
     func closeListener() {
-        guard listenerFD >= 0 else { return }
+        guard listener != nil else { return }
         if let listening { loop.unregister(listening) }
         listening = nil
-        FD.close(listenerFD)
-        listenerFD = -1
+        listener = nil
         acceptPaused = false
         loop.schedule(acceptBackoff, at: nil)
         if let (path, identity) = socketFile, Files.identity(path) == identity { try? Files.remove(path) }
@@ -274,7 +273,7 @@ final class SocketServer: LoopHandler {
             }
             switch outcome {
             case .transferred(0):
-                connection.input = .peerFinished
+                connection.state.peerFinished()
                 break reading
             case .transferred(let count):
                 // Waiting for a reload, or past the line limit: stop pulling more than we will use.
@@ -293,36 +292,36 @@ final class SocketServer: LoopHandler {
     /// a reload of this client runs, and once more than `maxPendingOutput` of replies wait: the
     /// rest stay in the framer (`holdsLines`), answered by `flush` as the output drains.
     func answerLines(_ connection: Connection) {
-        guard connection.input != .refused && connection.input != .dropped else {
+        guard !connection.state.discardsLines else {
             connection.framer.removeAll()
             return
         }
-        guard connection.answersLines else { return }  // a reload of this client runs
+        guard connection.state.answersLines else { return }  // a reload of this client runs
         if connection.outputFull {
-            connection.holdsLines = true
+            connection.state.holdLines()
             return
         }
-        connection.holdsLines = false
+        connection.state.releaseLines()
         connection.framer.takeLines { line in
             if line.count > Connection.maxLineBytes {
                 lineTooLong(connection)
             } else {
                 lineHandler.handleLine(line, from: connection)
             }
-            guard connection.answersLines else { return false }
+            guard connection.state.answersLines else { return false }
             if connection.outputFull {
-                connection.holdsLines = true
+                connection.state.holdLines()
                 return false
             }
             return true
         }
-        guard connection.answersLines && !connection.holdsLines else { return }
+        guard connection.state.answersLines && !connection.state.holdsLines else { return }
         let rest = connection.framer.count
         if rest > Connection.maxLineBytes + 1 || (rest == Connection.maxLineBytes + 1 && connection.framer.last != 0x0D) {
             lineTooLong(connection)
             return
         }
-        if connection.input == .peerFinished {
+        if connection.state.input == .peerFinished {
             // A last line without `\n` before the peer shut its writing side is still a request.
             connection.framer.takeRest { line in lineHandler.handleLine(line, from: connection) }
         }
@@ -330,7 +329,7 @@ final class SocketServer: LoopHandler {
 
     private func lineTooLong(_ connection: Connection) {
         ReplyWriter.error(.lineTooLong, "request line longer than \(Connection.maxLineBytes) bytes", id: nil, connection.output)
-        connection.input = .refused
+        connection.state.refuse()
     }
 
     // MARK: - Writing and closing
@@ -338,8 +337,8 @@ final class SocketServer: LoopHandler {
     /// Writes queued replies until the kernel stops taking them, answering lines held for the
     /// output to drain as it does; closes the connection when it is done.
     func flush(_ connection: Connection) {
-        if connection.isClosed { return }
-        if connection.input == .dropped {
+        if connection.state.isClosed { return }
+        if connection.state.input == .dropped {
             close(connection)
             return
         }
@@ -362,26 +361,24 @@ final class SocketServer: LoopHandler {
             }
             // Lines read while the replies were over the limit: answered now that they drained
             // (each round either sends something or stops, so this ends).
-            guard connection.holdsLines && !connection.outputFull else { break }
+            guard connection.state.holdsLines && !connection.outputFull else { break }
             answerLines(connection)
         }
-        if connection.output.count > Self.largeOutput { connection.heldLargeOutput = true }
+        let after = connection.state.sent(
+            pendingOutput: connection.pendingOutput, outputBytes: connection.output.count, tookSome: tookSome,
+            largeOutput: Self.largeOutput, now: connection.pendingOutput == 0 ? 0 : Clock.monotonicNanos())
+        if after.trimMemory { trimMemorySoon() }
+        if let since = after.waitingSince { stallCheckRuns(by: since + Connection.stallLimitNanos) }
         if connection.pendingOutput == 0 {
-            connection.stalledSince = 0
-            if connection.heldLargeOutput {
-                connection.heldLargeOutput = false
-                trimMemorySoon()
-            }
             if connection.outputOffset > 0 {
                 connection.output.removeAll(shrinkingAbove: 1 << 18)
                 connection.outputOffset = 0
             }
-            if !connection.awaitingReload && !connection.holdsLines && connection.input != .reading {
+            if after.close {
                 close(connection)
                 return
             }
         } else {
-            if tookSome || connection.stalledSince == 0 { waitingSince(Clock.monotonicNanos(), connection) }
             // A client that reads as fast as we answer may never let the output empty: drop what
             // was sent once it is at least as much as what waits (each byte moves at most once).
             if connection.outputOffset >= 1 << 16 && connection.outputOffset >= connection.pendingOutput {
@@ -406,11 +403,9 @@ final class SocketServer: LoopHandler {
         Memory.returnFreePages()
     }
 
-    /// Notes that `connection`'s replies wait since `now` with none taken, and makes sure the
-    /// stall check runs by the time its limit passes (an earlier check only reschedules).
-    private func waitingSince(_ now: UInt64, _ connection: Connection) {
-        connection.stalledSince = now
-        if loop.dueTime(stallCheck) == nil { loop.schedule(stallCheck, at: now + Connection.stallLimitNanos) }
+    /// Makes sure the stall check runs by `due` (an earlier check only reschedules).
+    private func stallCheckRuns(by due: UInt64) {
+        if loop.dueTime(stallCheck) == nil { loop.schedule(stallCheck, at: due) }
     }
 
     /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
@@ -418,8 +413,8 @@ final class SocketServer: LoopHandler {
     private func closeStalledClients() {
         let now = Clock.monotonicNanos()
         var next = UInt64.max
-        for case let connection? in connections where connection.stalledSince != 0 {
-            let due = connection.stalledSince + Connection.stallLimitNanos
+        for case let connection? in connections {
+            guard let due = connection.state.stallDue(limit: Connection.stallLimitNanos) else { continue }
             if due <= now {
                 log.warning(
                     "client \(connection.slot) took none of its replies for \(Connection.stallLimitNanos / 1_000_000_000) s (\(connection.pendingOutput) bytes waiting); closed")
@@ -448,18 +443,17 @@ final class SocketServer: LoopHandler {
             }
         } catch {
             log.error("epoll_ctl for client \(connection.slot): \(error)")
-            connection.input = .dropped
+            connection.state.drop()
         }
     }
 
     func close(_ connection: Connection) {
-        guard !connection.isClosed, connections[connection.slot] === connection else { return }
-        if connection.touched { lineHandler.connectionClosed(connection) }
-        if connection.heldLargeOutput { trimMemorySoon() }
+        guard connections[connection.slot] === connection, let after = connection.state.close() else { return }
+        if after.endContacts { lineHandler.connectionClosed(connection) }
+        if after.trimMemory { trimMemorySoon() }
         if let registration = connection.registration { loop.unregister(registration) }
         connection.registration = nil
-        connection.isClosed = true
-        FD.close(connection.fd)
+        connection.closeDescriptor()
         connections[connection.slot] = nil
         slotGenerations[connection.slot] = (slotGenerations[connection.slot] &+ 1) & 0xFF_FFFF
         freeSlots.append(connection.slot)
@@ -473,16 +467,16 @@ final class SocketServer: LoopHandler {
     /// stops reading.
     func drainAll() {
         for connection in all {
-            if connection.input == .reading { read(connection, untilDrained: true) }
-            guard !connection.isClosed else { continue }
-            if connection.input == .reading { connection.input = .stopped }
+            if connection.state.input == .reading { read(connection, untilDrained: true) }
+            guard !connection.state.isClosed else { continue }
+            connection.state.stopReading()
             flush(connection)
         }
     }
 
     /// Whether any client still has replies to take, lines to be answered or a reload to wait for.
     var anyBusy: Bool {
-        connections.contains { $0.map { $0.pendingOutput > 0 || $0.awaitingReload || $0.holdsLines } ?? false }
+        connections.contains { $0.map { $0.pendingOutput > 0 || $0.state.awaitingReload || $0.state.holdsLines } ?? false }
     }
 
     func closeAll() { for connection in all { close(connection) } }

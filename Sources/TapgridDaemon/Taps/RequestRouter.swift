@@ -61,7 +61,7 @@ final class RequestRouter: LineHandler {
                 ReplyWriter.error(.forbidden, "uid \(connection.uid) may not reload (socket.allowControl)", id: id, out)
                 return
             }
-            connection.pendingReload = .some(id.map { Array($0) })
+            connection.state.reloadBegan(id: id.map { Array($0) })
             control.reloadRequested(by: connection)
         case .unknown(let name):
             ReplyWriter.error(

@@ -51,7 +51,7 @@ final class TouchInput: TouchscreenSink {
             ReplyWriter.error(.badRequest, "slot \(key.slot) is already down", id: id, out)
             return
         }
-        connection.touched = true
+        connection.state.touched()
         ReplyWriter.touchStart(id: id, into: out)
         let now = Clock.monotonicNanos()
         runTimers(now: now)

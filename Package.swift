@@ -31,6 +31,9 @@ let package = Package(
         .executableTarget(
             name: "tapgrid-bench", dependencies: ["TapgridCore", "TapgridConfig", "TapgridSystem"],
             path: "Benchmarks/tapgrid-bench"),
+        // What the test suites share: the one Unix-socket line client, temporary folders, running a
+        // program, the `tapgridd` launcher and JSON-object reads. Foundation and Glibc only.
+        .target(name: "TapgridTestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "TapgridCoreTests", dependencies: ["TapgridCore"],
             resources: [.copy("Fixtures")]),
@@ -40,7 +43,7 @@ let package = Package(
         .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd", "tapgrid"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "TapgridTestSupport", "tapgridd", "tapgrid"]),
         .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput"]),
     ]
 )

@@ -37,8 +37,8 @@ let package = Package(
         .testTarget(
             name: "TapgridCoreTests", dependencies: ["TapgridCore"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
-        .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem"]),
+        .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem", "TapgridTestSupport"]),
+        .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem", "TapgridTestSupport"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),

@@ -41,9 +41,10 @@ let package = Package(
         .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem", "TapgridTestSupport"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
-        .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
+        .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig", "TapgridTestSupport"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.
         .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "TapgridTestSupport", "tapgridd", "tapgrid"]),
-        .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput"]),
+        .testTarget(
+            name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput", "TapgridTestSupport"]),
     ]
 )

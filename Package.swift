@@ -31,16 +31,20 @@ let package = Package(
         .executableTarget(
             name: "tapgrid-bench", dependencies: ["TapgridCore", "TapgridConfig", "TapgridSystem"],
             path: "Benchmarks/tapgrid-bench"),
+        // What the test suites share: the one Unix-socket line client, temporary folders, running a
+        // program, the `tapgridd` launcher and JSON-object reads. Foundation and Glibc only.
+        .target(name: "TapgridTestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "TapgridCoreTests", dependencies: ["TapgridCore"],
             resources: [.copy("Fixtures")]),
-        .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem"]),
-        .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem"]),
+        .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem", "TapgridTestSupport"]),
+        .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem", "TapgridTestSupport"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
-        .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig"]),
+        .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig", "TapgridTestSupport"]),
         // Runs the built binaries, so it depends on them to have `swift test` relink them first.
-        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "tapgridd", "tapgrid"]),
-        .testTarget(name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TapgridCore", "TapgridTestSupport", "tapgridd", "tapgrid"]),
+        .testTarget(
+            name: "TapgridDaemonTests", dependencies: ["TapgridDaemon", "TapgridCore", "TapgridSystem", "TapgridInput", "TapgridTestSupport"]),
     ]
 )

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// `socket.allow` and `socket.allowControl` against a client that really is another user:
 /// a Python client run as `nobody` (65534) through `setpriv`. Needs root, as CI runs.
 extension EndToEnd {
@@ -22,7 +24,8 @@ extension EndToEnd {
         }
 
         /// Sends `lines` as uid/gid 65534 and returns every reply line until the daemon closes the
-        /// connection or 3 s pass.
+        /// connection or 3 s pass. A client in a process of its own, not `LineClient`: this
+        /// process must keep root for the other tests, and a thread cannot change only its own uid.
         func asNobody(_ daemon: DaemonProcess, _ lines: [String], groups: [UInt32] = []) throws -> [String] {
             chmod(daemon.dir, 0o755)
             let script = """
@@ -46,16 +49,11 @@ extension EndToEnd {
                     pass
                 sys.stdout.write(data.decode())
                 """
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             let groupArguments = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
-            process.arguments = ["--reuid=65534", "--regid=65534"] + groupArguments + ["/usr/bin/python3", "-c", script, daemon.socketPath] + lines
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            let result = try runProgram(
+                "/usr/bin/setpriv",
+                ["--reuid=65534", "--regid=65534"] + groupArguments + ["/usr/bin/python3", "-c", script, daemon.socketPath] + lines)
+            return result.out.split(separator: "\n").map(String.init)
         }
 
         @Test func peerNotInAllowListGetsOneForbiddenAndIsClosed() throws {

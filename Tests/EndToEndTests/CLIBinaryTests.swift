@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
+import TapgridTestSupport
+
 /// The built `tapgrid` binary, run as a user would: stdout, stderr and exit code.
 @Suite struct CLIBinaryTests {
-    fileprivate static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    fileprivate static let root = packageRoot
     fileprivate static let binary = cliBinary
     fileprivate static let example = root.appendingPathComponent("examples/tapgrid.json").path
 
@@ -68,7 +69,7 @@ import Testing
 
     @Test func checkFailsOnABrokenConfig() throws {
         let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { removeTempDir(dir) }
         let config = #"{"layouts": {"a": {"width": 10, "height": 10, "grid": {"rows": [{"size": -5, "tag": 1}], "cols": []}}}, "routes": [{"handler": "nope"}]}"#
         try config.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let result = try tapgrid(["check", dir + "/c.json"])
@@ -102,7 +103,7 @@ import Testing
 
     @Test func svgRendersToAFile() throws {
         let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { removeTempDir(dir) }
         let output = dir + "/home.svg"
         let result = try tapgrid(["show", CLIBinaryTests.example, "--format", "svg", "--output", output])
         #expect(result.code == 0)

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// The built `tapgrid` against a running `tapgridd`: what people read at the terminal.
 extension EndToEnd {
     @Suite struct CLIDaemonTests {

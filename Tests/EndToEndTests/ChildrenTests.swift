@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// url and script handlers through the real daemon: real children, their environment, output,
 /// exit records, timeouts that kill the whole group, and no zombies or descriptor growth.
 extension EndToEnd {
@@ -50,7 +52,7 @@ extension EndToEnd {
                 daemon.alsoRemove.append(dir)
                 return (daemon, dir)
             } catch {
-                try? FileManager.default.removeItem(atPath: dir)
+                removeTempDir(dir)
                 throw error
             }
         }

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// The completion scripts and manual pages the built programs generate, run by the real shells
 /// and formatters (`make test` installs zsh, fish and groff; a shell that is missing skips its test).
 @Suite struct CompletionAndManualTests {
@@ -12,7 +14,7 @@ import Testing
     /// once per line. Lines of output, sorted.
     func completions(_ shell: String, harness: String, scriptName: String, lines: [String]) throws -> [String: [String]] {
         let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { removeTempDir(dir) }
         let script = try runProgram(cliBinary, ["--generate-completion-script", URL(fileURLWithPath: shell).lastPathComponent])
         try #require(script.code == 0)
         try script.out.write(toFile: dir + "/" + scriptName, atomically: true, encoding: .utf8)
@@ -22,18 +24,10 @@ import Testing
         }
         var found: [String: [String]] = [:]
         for line in lines {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: shell)
-            process.currentDirectoryURL = URL(fileURLWithPath: dir)
-            process.arguments = (shell.hasSuffix("zsh") ? ["-f"] : []) + [dir + "/harness", dir, line]
-            process.environment = ["PATH": "/usr/bin:/bin", "HOME": dir, "TMPDIR": dir, "TERM": "dumb"]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            found[line] = String(decoding: data, as: UTF8.self).split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+            let result = try runProgram(
+                shell, (shell.hasSuffix("zsh") ? ["-f"] : []) + [dir + "/harness", dir, line],
+                environment: ["PATH": "/usr/bin:/bin", "HOME": dir, "TMPDIR": dir, "TERM": "dumb"], currentDirectory: dir)
+            found[line] = result.out.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
                 .filter { !$0.isEmpty }.sorted()
         }
         return found
@@ -94,7 +88,7 @@ import Testing
             let page = try runProgram(binary, ["--generate-manual"])
             #expect(page.code == 0)
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             try page.out.write(toFile: dir + "/page", atomically: true, encoding: .utf8)
             let lint = try runProgram("/usr/bin/groff", ["-man", "-ww", "-z", dir + "/page"])
             #expect(lint.code == 0 && lint.err.isEmpty, "\(lint.err)")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import TapgridTestSupport
+
 /// `tapgridd`'s own command line: version, help, and `--check` giving what `tapgrid check` gives.
 @Suite struct DaemonCommandLineTests {
     func tapgridd(_ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
@@ -29,7 +31,7 @@ import Testing
 
     @Test func checkReportsGeometryWarningsAndStillPasses() throws {
         let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { removeTempDir(dir) }
         let config = #"{"layouts": {"a": {"width": 100, "height": 10, "grid": {"cols": [{"size": 80, "tag": 1}, {"size": 60, "tag": 2}, {"size": "fill", "tag": 3}]}}}}"#
         try config.write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
         let result = try tapgridd(["--check", "--config", dir + "/c.json"])

@@ -2,13 +2,15 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// The event log under faults: a full file system (a small tmpfs, so root) and a log renamed or
 /// deleted under the daemon without SIGUSR1. In both, every tap answered without
 /// `"logged": false` must be readable from the log files afterwards.
 extension EndToEnd {
     @Suite struct EventLogFaultTests {
         /// Sends taps on column 0 (`audit`, a log handler) and returns (seq, logged) per reply.
-        func taps(_ connection: Connection, _ count: Int) throws -> [(seq: Int, logged: Bool)] {
+        func taps(_ connection: LineClient, _ count: Int) throws -> [(seq: Int, logged: Bool)] {
             try (0..<count).map { _ in
                 let reply = try connection.request(#"{"x": 10, "y": 10}"#)
                 guard let seq = reply.int("seq") else { throw TestFailure("no seq in \(reply)") }
@@ -79,7 +81,7 @@ extension EndToEnd {
         /// unreadable line; every tap of the new run is readable, and replay says so.
         @Test func tornLastLineFromAnEarlierRunDoesNotSwallowTheNextRecord() throws {
             let logDir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: logDir) }
+            defer { removeTempDir(logDir) }
             let logPath = logDir + "/events.jsonl"
             let whole = #"{"time":"2026-11-29T10:00:00.000Z","run":"r0","seq":1,"layout":"home","generation":1,"x":10,"y":10,"hit":"0","name":"log","tag":1,"actionData":{"k":[1,"two"]},"handler":"audit","outcome":"dispatched"}"#
             try (whole + "\n" + #"{"time":"2026-11-29T10:00:01.000Z","run":"r0","se"#).write(toFile: logPath, atomically: true, encoding: .utf8)

@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
+import TapgridTestSupport
+
 /// Reads reply lines in large chunks and hands each line's bytes to a closure: a million replies
 /// checked without a `String` or a buffer shift per line.
 final class ReplyReader {

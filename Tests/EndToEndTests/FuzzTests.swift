@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// Garbage on the socket: random bytes, broken and valid JSON mixed, lines cut anywhere,
 /// oversized lines and abrupt disconnects from several clients at once. The daemon must answer
 /// every complete line it keeps the connection for with one JSON reply, and stay up.
@@ -33,7 +35,7 @@ extension EndToEnd {
         scripts[0] += Array(repeating: UInt8(ascii: "a"), count: 70_000) + [0x0A]
         let allScripts = scripts
         DispatchQueue.concurrentPerform(iterations: allScripts.count) { k in
-            guard let c = try? Connection(socketPath, receiveTimeout: 5) else { return }
+            guard let c = try? LineClient(socketPath, receiveTimeout: 5) else { return }
             let script = allScripts[k]
             // Send in random-sized chunks, so lines are cut anywhere.
             var offset = 0

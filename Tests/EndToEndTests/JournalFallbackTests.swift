@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// The daemon logging natively to a journal that goes away or stops reading: a fake
 /// `/run/systemd/journal/socket` (a datagram socket of the test's, bind-mounted there in the
 /// daemon's own mount namespace: `unshare --mount`, root only) and `JOURNAL_STREAM` naming its
@@ -17,9 +19,8 @@ extension EndToEnd {
         /// The `MESSAGE=tap seq=...` records among the datagrams waiting on `fd`.
         static func journalTapRecords(_ fd: CInt) -> Int {
             var count = 0
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while case let n = recv(fd, &buffer, buffer.count, CInt(MSG_DONTWAIT)), n > 0 {
-                if String(decoding: buffer[0..<n], as: UTF8.self).contains("MESSAGE=tap seq=") { count += 1 }
+            while let datagram = receiveDatagram(fd, timeoutMs: 0) {
+                if String(decoding: datagram, as: UTF8.self).contains("MESSAGE=tap seq=") { count += 1 }
             }
             return count
         }
@@ -85,12 +86,12 @@ final class FakeJournal {
     init() throws {
         dir = try makeTempDir()
         socketPath = dir + "/socket"
-        receiver = try bindDatagramSocket(at: socketPath)
+        receiver = try makeUnixSocket(SOCK_DGRAM, boundTo: socketPath)
     }
 
     deinit {
         close(receiver)
-        try? FileManager.default.removeItem(atPath: dir)
+        removeTempDir(dir)
     }
 
     /// A daemon that takes this socket for journald's: in its own mount namespace, a tmpfs over

@@ -3,6 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
+import TapgridTestSupport
+
 extension EndToEnd {
     @Test func hundredConcurrentClients() throws {
         let daemon = try DaemonProcess()
@@ -12,7 +14,7 @@ extension EndToEnd {
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: clients) { k in
             do {
-                let c = try Connection(socketPath)
+                let c = try LineClient(socketPath)
                 var mine: [Int] = []
                 for t in 0..<tapsEach {
                     let reply = try c.request("{\"x\":\((k * 7 + t) % 400),\"y\":10,\"layout\":\"home\",\"id\":\(t)}")
@@ -66,7 +68,7 @@ extension EndToEnd {
         let stop = Atomic<Bool>(false)
         let threads = (0..<8).map { _ in
             Thread {
-                guard let c = try? Connection(socketPath) else { return }
+                guard let c = try? LineClient(socketPath) else { return }
                 while !stop.load(ordering: .relaxed) {
                     // Pipeline a few taps, then read what comes back.
                     guard c.send(String(repeating: "{\"x\":50,\"y\":50,\"layout\":\"home\"}\n", count: 5)) else { return }

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 extension EndToEnd {
     @Test func outcomesAndEventLog() throws {
         let daemon = try DaemonProcess()

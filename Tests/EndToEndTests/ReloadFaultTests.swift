@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// The config's layout file (or the config itself) replaced by a FIFO or a directory before a
 /// reload: the reload is refused at once with a message naming the file and what it is, and the
 /// old config keeps serving. Before, a FIFO blocked the reload forever (open(2) waits for a

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 extension EndToEnd {
     @Test func reloadGoodThenBroken() throws {
         let daemon = try DaemonProcess()
@@ -58,18 +60,11 @@ extension EndToEnd {
 
     @Test func checkExitCodes() throws {
         let dir = try makeTempDir()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { removeTempDir(dir) }
+        // tapgridd's exit code and stderr.
         func run(_ args: [String]) throws -> (Int32, String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: daemonBinary)
-            p.arguments = args
-            let err = Pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            let data = err.fileHandleForReading.readDataToEndOfFile()  // drain before waiting
-            p.waitUntilExit()
-            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+            let result = try runProgram(daemonBinary, args)
+            return (result.code, result.err)
         }
         let good = dir + "/good.json"
         try standardConfig().write(toFile: good, atomically: true, encoding: .utf8)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import TapgridCore
+import TapgridTestSupport
 
 /// The recorded event logs of `Tests/Fixtures/replay` (recorded from `tapgridd` by `record.sh`)
 /// replayed as a user replays them: offline against a config, through a running daemon, and

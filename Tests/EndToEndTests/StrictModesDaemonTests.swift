@@ -2,13 +2,15 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// Running as root, `tapgridd` reads only config and layout files that only root can change
 /// (README, "Config": StrictModes): at start it refuses to run, on reload it keeps the old config.
 extension EndToEnd {
     @Suite(.enabled(if: geteuid() == 0, "StrictModes apply to root only")) struct StrictModesDaemonTests {
         @Test func worldWritableConfigStopsTheStartAndAReload() throws {
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             let config = dir + "/tapgrid.json"
             try standardConfig().write(toFile: config, atomically: true, encoding: .utf8)
             chmod(config, 0o666)

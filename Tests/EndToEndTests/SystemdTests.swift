@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// A datagram socket standing in for systemd's `NOTIFY_SOCKET`: what the daemon tells systemd.
 final class NotifyListener {
     let path: String
@@ -9,18 +11,14 @@ final class NotifyListener {
 
     init(dir: String) throws {
         path = dir + "/notify.sock"
-        fd = try bindDatagramSocket(at: path)
+        fd = try makeUnixSocket(SOCK_DGRAM, boundTo: path)
     }
 
     deinit { close(fd) }
 
     /// The next datagram, or nil after `seconds` without one.
     func next(seconds: Double = 10) -> String? {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&entry, 1, Int32(seconds * 1000)) == 1 else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = recv(fd, &buffer, buffer.count, 0)
-        return n < 0 ? nil : String(decoding: buffer[..<n], as: UTF8.self)
+        receiveDatagram(fd, timeoutMs: Int32(seconds * 1000)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Datagrams until one satisfies `match` (skipping watchdog pings and status refreshes).
@@ -90,7 +88,7 @@ extension EndToEnd {
 
         @Test func servesTheSocketSystemdPassesAndLeavesItAlone() throws {
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             let socketPath = dir + "/activated.sock"
             let configPath = dir + "/tapgrid.json"
             try standardConfig().write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -103,10 +101,10 @@ extension EndToEnd {
             activator.standardOutput = FileHandle.nullDevice
             try activator.run()
             defer { if activator.isRunning { kill(activator.processIdentifier, SIGKILL) } }
-            var connection: Connection? = nil
+            var connection: LineClient? = nil
             let deadline = Date().addingTimeInterval(10)
             while connection == nil && Date() < deadline {
-                connection = try? Connection(socketPath)
+                connection = try? LineClient(socketPath)
                 if connection == nil { usleep(20_000) }
             }
             let c = try #require(connection)

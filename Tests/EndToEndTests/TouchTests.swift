@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// Tap classes through the real daemon and socket: the recognizer's timers run on the daemon's
 /// loop, so the long press and the hold take real (short) time here.
 extension EndToEnd {

@@ -2,6 +2,8 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 
+import TapgridTestSupport
+
 /// Touchscreens read through libinput by the real daemon, without hardware, uinput or root:
 /// umockdev fakes `/dev/input/event20` (Tests/touch: the device, libevdev's ioctls answered, and
 /// recorded contacts played at their recorded gaps), and a small LD_PRELOAD shim
@@ -106,7 +108,7 @@ extension EndToEnd {
             let lines = try run.finish(checkingWhileRunning: { _ in
                 // Past the 2.5 s a long press would have taken (the finger went down at 5.5 s).
                 while monotonicSeconds() < run.base + 8.5 { usleep(50_000) }
-                let reply = try Connection(run.dir + "/d.sock").request(#"{"x": 100, "y": 100}"#)
+                let reply = try LineClient(run.dir + "/d.sock").request(#"{"x": 100, "y": 100}"#)
                 #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
             })
             // It stays unplugged: the 2 s retry, if it came before the stop, found it missing (said once).
@@ -148,7 +150,7 @@ extension EndToEnd {
         @Test func permissionAndMissingDevicesWarnOnceAndTheSocketServes() throws {
             let run = try TouchRuns.shared.get(\.denied)
             let lines = try run.finish(checkingWhileRunning: { _ in
-                let connection = try Connection(run.dir + "/d.sock")
+                let connection = try LineClient(run.dir + "/d.sock")
                 let reply = try connection.request(#"{"x": 100, "y": 100}"#)
                 #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
             })
@@ -204,7 +206,7 @@ extension EndToEnd {
         /// The committed fake device is what the converter makes of the committed recording.
         @Test func converterTurnsTheRecordingIntoTheFakeDevice() throws {
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             let result = try runProgram("/usr/bin/python3", [TouchRun.fixtures + "/record-to-umockdev.py", TouchRun.fixtures + "/fake-touchscreen.yml", "--output", dir + "/fake"])
             #expect(result.code == 0, "\(result.err)")
             #expect(result.out == """
@@ -223,7 +225,7 @@ extension EndToEnd {
         /// `--base` and `--lead` place the events; microseconds are written without zero padding.
         @Test func converterShiftsTimes() throws {
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             let result = try runProgram("/usr/bin/python3", [
                 TouchRun.fixtures + "/record-to-umockdev.py", TouchRun.fixtures + "/fake-touchscreen.yml", "--output", dir + "/f",
                 "--base", "100.25", "--lead", "1", "--node", "/dev/input/event7",
@@ -248,7 +250,7 @@ extension EndToEnd {
         ])
         func converterNamesWhatIsWrong(recording: String, message: String) throws {
             let dir = try makeTempDir()
-            defer { try? FileManager.default.removeItem(atPath: dir) }
+            defer { removeTempDir(dir) }
             try recording.write(toFile: dir + "/r.yml", atomically: true, encoding: .utf8)
             let result = try runProgram("/usr/bin/python3", [TouchRun.fixtures + "/record-to-umockdev.py", dir + "/r.yml"])
             #expect(result.code == 1)
@@ -465,7 +467,7 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: dir)
+        removeTempDir(dir)
     }
 
     var stderrLines: [String] {

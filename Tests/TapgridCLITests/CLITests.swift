@@ -3,29 +3,28 @@ import Testing
 
 @testable import TapgridCLI
 import TapgridCore
+import TapgridTestSupport
 
-/// Runs `tapgrid` in-process with captured streams.
+/// What `run` captured of `tapgrid`'s streams.
 final class Captured: @unchecked Sendable {  // used from one test at a time
     var out = ""
     var err = ""
 }
 
-func run(_ arguments: [String], environment: [String: String] = [:]) -> (code: Int32, out: String, err: String) {
+/// Runs `tapgrid` in-process with captured streams.
+/// - Parameter stderrIsTerminal: whether stderr is taken for a terminal (progress lines).
+func run(_ arguments: [String], environment: [String: String] = [:], stderrIsTerminal: Bool = false) -> ProgramResult {
     let captured = Captured()
-    let console = Console(out: { captured.out += $0 }, err: { captured.err += $0 }, environment: environment)
+    let console = Console(
+        out: { captured.out += $0 }, err: { captured.err += $0 }, environment: environment, stderrIsTerminal: stderrIsTerminal)
     let code = TapgridCLIMain.main(["tapgrid"] + arguments, console: console)
     return (code, captured.out, captured.err)
 }
 
-/// Removes a folder made by ``folder(_:)``: tests leave nothing behind in the temporary directory.
-func removeFolder(_ path: String) {
-    try? FileManager.default.removeItem(atPath: path)
-}
-
-/// A temporary folder holding `files` (name to content); remove it with ``removeFolder(_:)``.
+/// A temporary folder (`makeTempDir`) holding `files` (name to content); remove it with
+/// `removeTempDir`: tests leave nothing behind in the temporary directory.
 func folder(_ files: [String: String]) throws -> String {
-    let path = NSTemporaryDirectory() + "tapgrid-cli-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    let path = try makeTempDir()
     for (name, content) in files {
         let file = path + "/" + name
         try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -58,7 +57,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 @Suite struct CheckCommandTests {
     @Test func validConfigListsLayoutsAndWarnings() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 0)
         #expect(result.out.contains("layout \"home\": 4 grids, 3 hittable (300x100 ltr), initial"))
@@ -71,7 +70,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
     @Test func errorsNameFileLayoutGridAndKey() throws {
         let bad = simpleConfig.replacingOccurrences(of: #""size": "fill", "tag": 2"#, with: #""size": "200", "tag": 2"#)
         let dir = try folder(["tapgrid.json": bad, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
         #expect(result.out.contains(#"error: \#(dir)/tapgrid.json: layout "home", grid 1: "size": "200" is not a size; use a number (200), "fill", "wrap" or a percentage ("20%")"#))
@@ -79,7 +78,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func malformedJSONGivesFileLineColumn() throws {
         let dir = try folder(["tapgrid.json": "{\n  \"layouts\": {\n    \"home\": [1 2]\n  }\n}\n"])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
         #expect(result.out.contains("error: \(dir)/tapgrid.json:3:16: expected ',' or ']'"))
@@ -87,7 +86,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func errorInLayoutFileNamesThatFile() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": #"{"cols": [{"size": "auto"}]}"#])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
         #expect(result.out.contains(#"error: \#(dir)/other.json: layout "other", grid 0: "size": "auto" is not a size"#))
@@ -102,7 +101,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
     @Test func overlapAndNegativeSizeWarnings() throws {
         let config = #"{"layouts": {"a": {"width": 100, "height": 10, "grid": {"cols": [{"size": 80, "tag": 1}, {"size": 60, "tag": 2}, {"size": "fill", "tag": 3}]}}}}"#
         let dir = try folder(["c.json": config])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/c.json"])
         #expect(result.code == 0)
         #expect(result.out.contains(#"layout "a", grid 2: resolved size is negative (-40 x 10)"#))
@@ -113,7 +112,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
     @Test func negativeMarginIsOneWarning() throws {
         let config = #"{"layouts": {"a": {"width": 300, "height": 300, "grid": {"matrix": {"cols": 3, "count": 9, "margin": -5, "tag": 1}}}}}"#
         let dir = try folder(["c.json": config])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/c.json"])
         #expect(result.code == 0)
         #expect(result.out == """
@@ -128,7 +127,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 @Suite struct ShowAndHitTests {
     @Test func showJSONHasTheContractShape() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["show", dir + "/tapgrid.json", "--format", "json"])
         #expect(result.code == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
@@ -151,7 +150,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func showRTLLayoutMirrorsColumns() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["show", dir + "/tapgrid.json", "--layout=other", "--format", "json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
         let grids = try #require(object["grids"] as? [[String: Any]])
@@ -161,7 +160,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func showTableAndSVGToFile() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let table = run(["show", dir + "/tapgrid.json"])
         #expect(table.out.contains("PATH"))
         #expect(table.out.contains("browser"))
@@ -177,7 +176,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func unknownLayoutIsAnError() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["show", dir + "/tapgrid.json", "--layout", "nope"])
         #expect(result.code == 1)
         #expect(result.err.contains(#"Error: no layout "nope""#))
@@ -185,7 +184,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func offlineHitJSONAndHuman() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let json = run(["hit", "150", "50", "--config", dir + "/tapgrid.json", "--json"])
         #expect(json.code == 0)
         #expect(json.out == #"{"layout": "home", "hit": {"path": "1", "name": null, "tag": 2, "actionData": "echo hi"}, "handler": "shell", "outcome": "checked"}"# + "\n")
@@ -215,7 +214,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 @Suite struct ReplayTests {
     @Test func replayReportsChangedTapsAndUnreadableLines() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let events = """
             {"time":"2026-11-29T10:00:00.000Z","run":"r","seq":1,"layout":"home","generation":1,"x":10,"y":10,"hit":"0","name":"web","tag":1,"actionData":"https://example.org","handler":"browser","outcome":"dispatched"}
             {"time":"2026-11-29T10:00:00.000Z","run":"r","seq":2,"layout":"home","generation":1,"x":150,"y":10,"hit":"0","name":null,"tag":1,"actionData":null,"handler":"browser","outcome":"dispatched"}
@@ -238,7 +237,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
 
     @Test func replayOfUnchangedLogExitsZero() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let events = #"{"seq":1,"layout":"home","x":10,"y":10,"hit":"0","tag":1,"actionData":"https://example.org","handler":"browser","outcome":"dispatched"}"# + "\n"
         try events.write(toFile: dir + "/e.jsonl", atomically: true, encoding: .utf8)
         let result = run(["replay", dir + "/e.jsonl", "--config", dir + "/tapgrid.json", "--json"])
@@ -252,7 +251,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
         var grid = #"{"tag": 1}"#
         for _ in 0..<300 { grid = #"{"rows": [\#(grid)]}"# }
         let dir = try folder(["c.json": #"{"layouts": {"deep": {"width": 10, "height": 10, "grid": \#(grid)}}}"#])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/c.json"])
         #expect(result.code == 1)
         #expect(result.out.contains("nesting is deeper than 528 levels; a grid tree may be at most 256 levels deep"))
@@ -262,7 +261,7 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
         var grid = #"{"tag": 1}"#
         for _ in 0..<256 { grid = #"{"rows": [\#(grid)]}"# }
         let dir = try folder(["c.json": #"{"layouts": {"deep": {"width": 10, "height": 10, "grid": \#(grid)}}}"#])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["check", dir + "/c.json"])
         #expect(result.code == 1)
         #expect(result.out.contains(#"layout "deep", grid 0/0/0/"#))

@@ -4,6 +4,7 @@ import Testing
 
 @testable import TapgridCLI
 import TapgridCore
+import TapgridTestSupport
 
 /// The one-line texts for people: tap outcomes with their reasons, hits online and offline.
 @Suite struct HumanTextTests {
@@ -41,7 +42,7 @@ import TapgridCore
     @Test func offlineHitOfUnroutedAndNullActionData() throws {
         let config = #"{"layouts": {"a": {"width": 300, "height": 10, "grid": {"cols": [{"tag": 1, "action-data": null}, {"tag": 9}, {}]}}}, "handlers": {"h": {"type": "log"}}, "routes": [{"tags": [1], "handler": "h"}]}"#
         let dir = try folder(["c.json": config])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         #expect(run(["hit", "50", "5", "--config", dir + "/c.json"]).out == "a: 0 tag 1 -> h\n")
         #expect(run(["hit", "150", "5", "--config", dir + "/c.json"]).out == "a: 1 tag 9 (unrouted)\n")
         #expect(run(["hit", "250", "5", "--config", dir + "/c.json"]).out == "a: miss\n")
@@ -87,7 +88,7 @@ import TapgridCore
 
     @Test func aRegularFileOrAFolderIsNotASocket() throws {
         let dir = try folder(["notes.txt": "hello"])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let file = run(["status", "--socket", dir + "/notes.txt"])
         #expect(file.code == 69)
         #expect(file.err == "Error: cannot connect to \(dir)/notes.txt: it is a regular file, not a socket; name the daemon's socket with --socket or $TAPGRID_SOCKET\n")
@@ -103,23 +104,11 @@ import TapgridCore
 
     /// A socket file nobody listens on (a daemon that died and left it) is not misread.
     @Test func aSocketNobodyListensOn() throws {
-        // Under /tmp, not $TMPDIR: a socket path must fit sun_path (108 bytes).
-        var template = Array("/tmp/tgcli-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let dir = String(cString: try #require(made))
-        defer { removeFolder(dir) }
+        // Under /tmp (makeTempDir), not $TMPDIR: a socket path must fit sun_path (108 bytes).
+        let dir = try makeTempDir()
+        defer { removeTempDir(dir) }
         let path = dir + "/stale.sock"
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        close(fd)
-        try #require(bound == 0)
+        close(try makeUnixSocket(SOCK_STREAM, boundTo: path))
         let result = run(["status", "--socket", path])
         #expect(result.code == 69)
         #expect(result.err == "Error: cannot connect to \(path): Connection refused (errno 111) (is tapgridd running? set --socket or $TAPGRID_SOCKET)\n")
@@ -149,7 +138,7 @@ struct MissingDefaultConfigTests {
 
     @Test func replay() throws {
         let dir = try folder(["e.jsonl": ""])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["replay", dir + "/e.jsonl"])
         #expect(result.code == 1)
         #expect(result.err == "Error: \(Self.missing) with --config PATH or $TAPGRID_CONFIG, or replay against the running daemon with --socket PATH\n")
@@ -180,7 +169,7 @@ struct MissingDefaultConfigTests {
 
     @Test func replaySaysThePathIsFromTheEnvironment() throws {
         let dir = try folder(["e.jsonl": ""])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["replay", dir + "/e.jsonl"], environment: Self.environment)
         #expect(result.code == 1)
         #expect(result.err == "Error: \(Self.missing) with --config PATH or in $TAPGRID_CONFIG, or replay against the running daemon with --socket PATH\n")
@@ -215,7 +204,7 @@ struct MissingDefaultConfigTests {
 
     @Test func tableRoundsToTwoDecimalsAndJSONStaysExact() throws {
         let dir = try folder(["c.json": Self.config])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let table = run(["show", dir + "/c.json"])
         #expect(table.out == """
             layout "m": 100x50 ltr, 4 grids
@@ -232,7 +221,7 @@ struct MissingDefaultConfigTests {
 
     @Test func countsArePluralOnlyWhenNotOne() throws {
         let dir = try folder(["c.json": Self.config])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         #expect(run(["check", dir + "/c.json"]).out == """
             layout "m": 4 grids, 3 hittable (100x50 ltr), initial
             layout "one": 1 grid, 0 hittable (10.13x10 ltr)

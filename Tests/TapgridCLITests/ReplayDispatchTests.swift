@@ -5,6 +5,7 @@ import Testing
 
 @testable import TapgridCLI
 import TapgridCore
+import TapgridTestSupport
 
 /// A stand-in for tapgridd on a real Unix socket, for what the real one cannot show: when each
 /// request arrived and how many were unanswered at once. It serves one connection on a thread;
@@ -34,27 +35,13 @@ final class FakeDaemon: @unchecked Sendable {  // its state is behind a Mutex
             #"{"seq":\#(n),"layout":"home","generation":1,"hit":null,"handler":null,"outcome":"miss"}"#
         }
     ) throws {
-        var template = Array("/tmp/tgfake-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw FakeDaemonError(description: "mkdtemp: errno \(errno)")
-        }
-        folder = String(cString: made)
+        folder = try makeTempDir()
         path = folder + "/d.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 4) == 0 else {
-            Glibc.close(listener)
-            rmdir(folder)
-            throw FakeDaemonError(description: "cannot listen on \(path): errno \(errno)")
+        do {
+            listener = try makeUnixSocket(SOCK_STREAM, boundTo: path, listening: true)
+        } catch {
+            removeTempDir(folder)
+            throw error
         }
         Thread { [self] in
             defer { done.signal() }
@@ -104,13 +91,8 @@ final class FakeDaemon: @unchecked Sendable {  // its state is behind a Mutex
     func finish() {
         done.wait()
         Glibc.close(listener)
-        unlink(path)
-        rmdir(folder)
+        removeTempDir(folder)
     }
-}
-
-struct FakeDaemonError: Error, CustomStringConvertible {
-    var description: String
 }
 
 /// An event log of tap records at these times (seconds after 10:00:00 on 2026-11-29; nil: a
@@ -129,21 +111,12 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
     }.joined()
 }
 
-/// Runs `tapgrid` in-process, with stderr taken for a terminal or not.
-func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: String, err: String) {
-    let captured = Captured()
-    let console = Console(
-        out: { captured.out += $0 }, err: { captured.err += $0 }, environment: [:], stderrIsTerminal: stderrIsTerminal)
-    let code = TapgridCLIMain.main(["tapgrid"] + arguments, console: console)
-    return (code, captured.out, captured.err)
-}
-
 @Suite(.serialized) struct ReplayDispatchTests {
     /// `--speed 0` pipelines: a daemon that answers only when no request came for a while gets
     /// exactly the window's worth (64) at a time, never more, and every tap is answered.
     @Test func speedZeroKeepsAtMostTheWindowUnanswered() throws {
         let dir = try folder(["e.jsonl": eventLog(times: Array(repeating: 0, count: 200))])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon(answerWhenQuiet: true)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
@@ -161,7 +134,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// The recorded gaps, divided by the speed: taps 0.6 s apart come 0.3 s apart at speed 2.
     @Test func speedScalesTheRecordedGaps() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [10, 10.6, 11.2])])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "2"])
         daemon.finish()
@@ -178,7 +151,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// A clock that went back (NTP, a reboot) and records without a time add no wait.
     @Test func backwardsAndMissingTimesAddNoWait() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [30, 20, nil, 20.2])])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
@@ -193,7 +166,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// place and erased at the end; stdout has the summary only.
     @Test func progressLineOnATerminal() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0.7, 1.4])])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: true)
         daemon.finish()
@@ -213,7 +186,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// Not on a terminal (a pipe, a CI log): nothing but the report.
     @Test func noProgressLineElsewhere() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0.7, 1.4])])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: false)
         daemon.finish()
@@ -224,7 +197,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// A daemon that goes away mid-run: how far it got, exit 69 (not reachable any more).
     @Test func daemonGoneMidway() throws {
         let dir = try folder(["e.jsonl": eventLog(times: Array(repeating: 0, count: 5))])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon(closeAt: 3)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
@@ -237,7 +210,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// contract's; replies saying the log could not be written are counted too.
     @Test func unknownOutcomesAndUnloggedTaps() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0, 0, 0, 0])])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon { n, _ in
             n == 2 ? #"{"seq":2,"layout":"home","outcome":"deferred"}"# : #"{"seq":\#(n),"layout":"home","outcome":"dispatched","logged":false}"#
         }
@@ -253,7 +226,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// Nothing is sent for a log without taps, and that is not a failure.
     @Test func emptyLog() throws {
         let dir = try folder(["e.jsonl": #"{"time":"2026-11-29T10:00:00.000Z","run":"r","seq":1,"event":"exit","status":0,"durationMs":3}"# + "\n"])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
@@ -265,7 +238,7 @@ func run(_ arguments: [String], stderrIsTerminal: Bool) -> (code: Int32, out: St
     /// A socket that is not one is said before anything is read or sent, as for replay.
     @Test func notASocket() throws {
         let dir = try folder(["e.jsonl": eventLog(times: [0]), "notes.txt": "x"])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", dir + "/notes.txt"])
         #expect(result.code == 69)
         #expect(result.err == "Error: cannot connect to \(dir)/notes.txt: it is a regular file, not a socket; name the daemon's socket with --socket or $TAPGRID_SOCKET\n")

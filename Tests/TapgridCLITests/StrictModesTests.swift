@@ -5,13 +5,14 @@ import Testing
 @testable import TapgridCLI
 import TapgridConfig
 import TapgridSystem
+import TapgridTestSupport
 
 /// Running as root, `tapgrid check` (and the daemon, through the same loader) refuses config and
 /// layout files that someone but root could change, as sshd's StrictModes does.
 @Suite(.enabled(if: geteuid() == 0, "StrictModes apply to root only")) struct StrictModesTests {
     @Test func groupWritableConfigIsRefusedNamingFileAndFix() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         chmod(dir + "/tapgrid.json", 0o664)
         let result = run(["check", dir + "/tapgrid.json"])
         #expect(result.code == 1)
@@ -24,7 +25,7 @@ import TapgridSystem
 
     @Test func layoutFileOwnedByAnotherUserAndWorldWritableIsRefused() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         let layout = dir + "/other.json"
         chown(layout, 65534, 65534)
         chmod(layout, 0o646)
@@ -37,7 +38,7 @@ import TapgridSystem
     /// The folder the config is in may be written by others: the file is refused, naming the folder.
     @Test func configInAFolderOthersCanWriteIsRefusedNamingTheFolder() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         chmod(dir, 0o777)
         let result = run(["check", dir + "/tapgrid.json"])
         // The folder as it resolves (TMPDIR may reach it through a symlink).
@@ -55,7 +56,7 @@ import TapgridSystem
     @Test func layoutBelowAFolderOwnedByAnotherUserIsRefused() throws {
         let dir = try folder(["tapgrid.json": simpleConfig.replacingOccurrences(of: "other.json", with: "theirs/sub/other.json"),
                               "theirs/sub/other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         chown(dir + "/theirs", 65534, 65534)
         chmod(dir + "/theirs", 0o755)
         chmod(dir + "/theirs/sub", 0o755)
@@ -68,7 +69,7 @@ import TapgridSystem
 
     @Test func rootOwnedFilesWithoutGroupOrOtherWriteAreRead() throws {
         let dir = try folder(["tapgrid.json": simpleConfig, "other.json": otherLayout])
-        defer { removeFolder(dir) }
+        defer { removeTempDir(dir) }
         chmod(dir + "/tapgrid.json", 0o600)
         chmod(dir + "/other.json", 0o444)
         #expect(run(["check", dir + "/tapgrid.json"]).code == 0)

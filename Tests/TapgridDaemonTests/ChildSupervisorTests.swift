@@ -5,6 +5,7 @@ import Testing
 @testable import TapgridCore
 @testable import TapgridDaemon
 @testable import TapgridSystem
+import TapgridTestSupport
 
 // MARK: - Harness
 
@@ -54,16 +55,11 @@ final class ChildHarness {
     func exit(of seq: UInt64) -> ChildExit? { exits.first { $0.seq == seq } }
 }
 
-/// A fresh temporary directory, removed at deinit.
+/// A fresh temporary directory (`makeTempDir`) with its files written and read by name, removed at deinit.
 final class TempDir {
     let path: String
-    init() throws {
-        var template = Array("/tmp/tapgrid-children-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        try #require(made != nil)
-        path = String(cString: made!)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
+    init() throws { path = try makeTempDir() }
+    deinit { removeTempDir(path) }
 
     func file(_ name: String) -> String { path + "/" + name }
 

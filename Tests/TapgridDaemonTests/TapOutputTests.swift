@@ -4,6 +4,7 @@ import Testing
 @testable import TapgridCore
 @testable import TapgridDaemon
 @testable import TapgridSystem
+import TapgridTestSupport
 
 /// The tap-output path driven without sockets (as swift-nio's EmbeddedChannel drives handlers):
 /// request lines go into the `RequestRouter` as a connection's, and what a user would check is
@@ -56,18 +57,11 @@ import Testing
         }
     }
 
-    /// An event log path in a new folder of its own (`mkdtemp`).
-    static func temporaryLog() throws -> String {
-        var template = Array("/tmp/tgtapout-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        try #require(made != nil)
-        return String(cString: template) + "/events.jsonl"
-    }
+    /// An event log path in a new folder of its own (`makeTempDir`).
+    static func temporaryLog() throws -> String { try makeTempDir() + "/events.jsonl" }
 
-    static func remove(_ path: String) {
-        try? Files.remove(path)
-        rmdir(path.dropLastPathComponent)
-    }
+    /// Removes the log's folder, with the log.
+    static func remove(_ path: String) { removeTempDir(path.dropLastPathComponent) }
 
     static func read(_ path: String) -> [String] {
         ((try? Files.readFile(path, maxBytes: 1 << 20)).map { String(decoding: $0, as: UTF8.self) } ?? "")

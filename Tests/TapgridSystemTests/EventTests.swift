@@ -3,6 +3,7 @@ import CShims
 import Testing
 
 @testable import TapgridSystem
+import TapgridTestSupport
 
 extension SystemTests {
     @Suite struct EventTests {

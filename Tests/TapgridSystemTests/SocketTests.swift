@@ -2,6 +2,7 @@
 import Testing
 
 @testable import TapgridSystem
+import TapgridTestSupport
 
 extension SystemTests {
     @Suite struct SocketTests {
@@ -161,19 +162,13 @@ extension SystemTests {
             try withTemporaryDirectory { dir in
                 let path = dir + "/t.sock"
                 // Simulate systemd: a blocking, inheritable listening socket.
-                let raw = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0)
-                try #require(raw >= 0)
-                var address = try UnixSocket.makeAddress(path, operation: "bind")
-                let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-                }
-                try #require(bound == 0 && listen(raw, 8) == 0)
+                let raw = try makeUnixSocket(SOCK_STREAM, boundTo: path, listening: true, closeOnExec: false)
                 let listener = try UnixSocket.adoptListener(raw)
                 #expect(fcntl(listener.rawValue, F_GETFL) & O_NONBLOCK != 0)
                 #expect(fcntl(listener.rawValue, F_GETFD) & FD_CLOEXEC != 0)
                 #expect(try UnixSocket.accept(listener.rawValue) == nil)
 
-                let notListening = socket(AF_UNIX, CInt(SOCK_STREAM.rawValue), 0)
+                let notListening = try makeUnixSocket(SOCK_STREAM, closeOnExec: false)
                 defer { FD.close(notListening) }
                 let error = #expect(throws: SystemError.self) { _ = try UnixSocket.adoptListener(notListening) }
                 #expect(error?.description == "cannot adopt listening socket descriptor \(notListening): not a listening socket")

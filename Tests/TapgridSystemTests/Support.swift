@@ -2,35 +2,12 @@
 import Testing
 
 @testable import TapgridSystem
+import TapgridTestSupport
 
 /// Every test in this target runs serially: several count `/proc/self/fd` or change the calling
-/// thread's signal mask, which parallel tests in the same process would disturb.
+/// thread's signal mask, which parallel tests in the same process would disturb. Temporary
+/// folders and `waitReadable` are `TapgridTestSupport`'s.
 @Suite(.serialized) struct SystemTests {}
-
-/// Creates a fresh directory under /tmp, runs `body`, then removes the directory tree.
-func withTemporaryDirectory<T>(_ body: (String) throws -> T) throws -> T {
-    var template = Array("/tmp/tapgrid-system-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-    try #require(made != nil, "mkdtemp failed: \(Errno.current)")
-    let dir = String(cString: made!)
-    defer { removeTree(dir) }
-    return try body(dir)
-}
-
-func removeTree(_ path: String) {
-    if Files.fileType(path) == .directory, let dir = opendir(path) {
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(dir)
-        for name in names { removeTree(path + "/" + name) }
-        rmdir(path)
-    } else {
-        unlink(path)
-    }
-}
 
 /// The entries of a /proc fd directory.
 func listFDs(_ dir: String = "/proc/self/fd") -> [Int] {
@@ -42,17 +19,6 @@ func listFDs(_ dir: String = "/proc/self/fd") -> [Int] {
         if let n = Int(name) { fds.append(n) }
     }
     return fds.sorted()
-}
-
-/// Waits until `fd` is readable (or hung up). The corresponding C function is `poll`.
-@discardableResult
-func waitReadable(_ fd: CInt, timeoutMs: CInt = 5000) -> Bool {
-    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-    while true {
-        let rc = poll(&p, 1, timeoutMs)
-        if rc < 0 && errno == EINTR { continue }
-        return rc > 0
-    }
 }
 
 /// Reads a non-blocking descriptor until end of file (5 s limit).

@@ -2,6 +2,7 @@
 import Testing
 
 @testable import TapgridSystem
+import TapgridTestSupport
 
 extension SystemTests {
     @Suite struct UtilityTests {

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 import TapgridSystem
+import TapgridTestSupport
 @testable import TapgridSystemd
 
 extension SystemdTests {
@@ -146,10 +147,6 @@ extension SystemdTests {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// `basename(argv[0])`, which libsystemd sends as `SYSLOG_IDENTIFIER`.
 func programShortName() -> String {
     guard let file = fopen("/proc/self/cmdline", "r") else { return "" }
@@ -168,32 +165,32 @@ func captureJournalDatagram(_ entry: JournalEntry) -> Result<[[UInt8]], TestFail
     // unshare(2) needs _GNU_SOURCE, which Swift's Glibc is built without: look it up instead.
     typealias Unshare = @convention(c) (CInt) -> CInt
     guard let libc = dlopen(nil, RTLD_NOW), let symbol = dlsym(libc, "unshare") else {
-        return .failure(TestFailure(description: "dlsym(unshare) failed"))
+        return .failure(TestFailure("dlsym(unshare) failed"))
     }
     let unshare = unsafeBitCast(symbol, to: Unshare.self)
     let cloneNewNS: CInt = 0x0002_0000
-    guard unshare(cloneNewNS) == 0 else { return .failure(TestFailure(description: "unshare(CLONE_NEWNS): \(Errno.current)")) }
+    guard unshare(cloneNewNS) == 0 else { return .failure(TestFailure("unshare(CLONE_NEWNS): \(Errno.current)")) }
     guard mount(nil, "/", nil, UInt(MS_REC | MS_PRIVATE), nil) == 0 else {
-        return .failure(TestFailure(description: "making / private: \(Errno.current)"))
+        return .failure(TestFailure("making / private: \(Errno.current)"))
     }
     guard mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") == 0 else {
-        return .failure(TestFailure(description: "mount tmpfs /run: \(Errno.current)"))
+        return .failure(TestFailure("mount tmpfs /run: \(Errno.current)"))
     }
     guard mkdir("/run/systemd", 0o755) == 0, mkdir("/run/systemd/journal", 0o755) == 0 else {
-        return .failure(TestFailure(description: "mkdir /run/systemd/journal: \(Errno.current)"))
+        return .failure(TestFailure("mkdir /run/systemd/journal: \(Errno.current)"))
     }
     let receiver: OwnedFD
     do { receiver = try unixSocket(SOCK_DGRAM, boundTo: "/run/systemd/journal/socket") } catch {
-        return .failure(TestFailure(description: "binding the fake journal socket: \(error)"))
+        return .failure(TestFailure("binding the fake journal socket: \(error)"))
     }
     var datagrams: [[UInt8]] = []
     let ours = JournalSocket()
     for libsystemd in [true, false] {
         do throws(SystemdError) {
             if libsystemd { try Journal.send(entry) } else { try ours.send(entry) }
-        } catch { return .failure(TestFailure(description: "\(error)")) }
+        } catch { return .failure(TestFailure("\(error)")) }
         guard let datagram = receiveDatagram(receiver.rawValue) else {
-            return .failure(TestFailure(description: "no datagram on the fake journal socket"))
+            return .failure(TestFailure("no datagram on the fake journal socket"))
         }
         datagrams.append(datagram)
     }

@@ -2,6 +2,7 @@
 import Testing
 
 import TapgridSystem
+import TapgridTestSupport
 @testable import TapgridSystemd
 
 extension SystemdTests {

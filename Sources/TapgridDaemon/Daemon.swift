@@ -29,6 +29,10 @@ final class Daemon: LoopHandler, DaemonControl {
     private var nextReloadWaiters: [Connection] = []
     /// The shutdown phase's next check.
     private var shutdownCheck: LoopTimer!
+    /// The config as loaded from its file; the engine runs it with `pushed` layered over it.
+    private var baseConfig: Config
+    /// Layouts pushed with `load`, kept over reloads.
+    private var pushed = PushedLayouts()
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -44,6 +48,7 @@ final class Daemon: LoopHandler, DaemonControl {
         self.manager = manager
         self.environment = environment
         self.signals = signals
+        baseConfig = config
         loop = try EventLoop()
         wake = try EventFD()
         reloader = Reloader(notifier: wake.notifier)
@@ -213,7 +218,11 @@ final class Daemon: LoopHandler, DaemonControl {
         if new.socket.path != old.socket.path || new.socket.mode != old.socket.mode {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
-        output.engine.swap(to: new, generation: generation + 1)
+        baseConfig = new
+        for (name, errors) in pushed.reroute(for: new) {
+            log.warning("pushed layout \(name) dropped: it no longer loads with this config: " + errors.map(\.description).joined(separator: "; "))
+        }
+        output.engine.swap(to: pushed.combined(with: new), generation: generation + 1)
         output.recordEndedContacts(now: Clock.monotonicNanos())  // contacts in flight end
         touch.reschedule()
         server.admission = SocketServer.Admission(new)
@@ -222,5 +231,44 @@ final class Daemon: LoopHandler, DaemonControl {
         log.info("config reloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
         Memory.returnFreePages()  // the old config's and the parse's pages, as after the first load
         return nil
+    }
+}
+
+// MARK: - Pushed layouts
+
+extension Daemon {
+    var pushedLayouts: [String] { pushed.names }
+
+    func load(layout name: String, definition: JSONValue) -> PushOutcome {
+        switch pushed.load(name, definition: definition, config: baseConfig) {
+        case .unchanged: return .unchanged(generation: generation)
+        case .refused(let errors):
+            let text = errors.map(\.description).joined(separator: "\n")
+            log.info("load of layout \(name) refused: \(text)")
+            return .refused(.configError, text)
+        case .loaded:
+            swapInPushed()
+            log.info("layout \(name) loaded: generation \(generation)", kind: .reload)
+            return .done(generation: generation)
+        }
+    }
+
+    func unload(layout name: String) -> PushOutcome {
+        guard pushed.unload(name) else {
+            let names = pushed.names
+            return .refused(.unknownLayout, "layout \(jsonEscaped(name)) was not pushed; "
+                + (names.isEmpty ? "no layout is" : "the pushed layouts are " + names.map(jsonEscaped).joined(separator: ", ")))
+        }
+        swapInPushed()
+        log.info("layout \(name) unloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
+        return .done(generation: generation)
+    }
+
+    /// Swaps in the config with the pushed layouts as they now are: a config load in all but
+    /// the file (the generation goes up, contacts in flight end, cell state follows by path).
+    private func swapInPushed() {
+        output.engine.swap(to: pushed.combined(with: baseConfig), generation: generation + 1)
+        output.recordEndedContacts(now: Clock.monotonicNanos())
+        touch.reschedule()
     }
 }

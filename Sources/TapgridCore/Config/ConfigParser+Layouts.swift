@@ -21,8 +21,10 @@ extension ConfigParser {
         return layouts.sorted { $0.name < $1.name }
     }
 
-    mutating func parseLayout(name: String, _ value: JSONValue) -> LoadedLayout? {
-        let path = "layouts.\(name)"
+    /// - Parameter pushed: a definition from `load` (messages start `load.definition`; the grid
+    ///   must be inline: a pushed layout names no file on the daemon's machine).
+    mutating func parseLayout(name: String, _ value: JSONValue, pushed: Bool = false) -> LoadedLayout? {
+        let path = pushed ? "load.definition" : "layouts.\(name)"
         guard case .object(let members) = value else {
             error(path, "expected a layout object with width, height and grid, found \(value.typeDescription)")
             return nil
@@ -76,6 +78,9 @@ extension ConfigParser {
         switch gridValue {
         case .object:
             grid = gridValue
+        case .string where pushed:
+            error("\(path).grid", "expected a grid dictionary inline; a pushed layout cannot name a file, found \(shown(gridValue))")
+            return nil
         case .string(let relative):
             let resolved = resolvePath(relative)
             switch loadGridFile(resolved) {
@@ -93,9 +98,41 @@ extension ConfigParser {
             return nil
         }
         let (tree, gridDiagnostics) = GridParser.parse(grid, layout: name)
-        diagnostics.append(contentsOf: gridDiagnostics, file: gridFile)
+        if pushed {
+            // `load.definition.grid 1/0: "size": ...`: named from the request, not a file.
+            for var problem in gridDiagnostics.all {
+                problem.message = "\(path).grid" + (problem.gridPath.map { $0.isEmpty ? "" : " \($0)" } ?? "") + ": " + problem.message
+                problem.layout = nil
+                problem.gridPath = nil
+                diagnostics.append(problem)
+            }
+        } else {
+            diagnostics.append(contentsOf: gridDiagnostics, file: gridFile)
+        }
         guard let tree, diagnostics.errors.count == before else { return nil }
         let frame = LayoutFrame(width: width, height: height, direction: direction, scale: scale)
         return LoadedLayout(name: name, debounceMs: Int(debounce), timing: timing, resolved: Resolver.resolve(tree, in: frame))
+    }
+}
+
+extension ConfigParser {
+    /// Checks a `load` request's definition exactly as a config's layout entry is checked, and
+    /// routes it with `config`'s handlers and routes (a pushed layout brings none of its own).
+    /// Messages are named from `load.definition` and carry no file.
+    /// - Returns: the layout, or nil with the errors in `diagnostics`.
+    public static func parsePushedLayout(
+        name: String, definition: JSONValue, config: Config
+    ) -> (layout: LoadedLayout?, diagnostics: Diagnostics) {
+        var parser = ConfigParser(file: "", directory: "/") { path in .failure(Diagnostic(.error, "no files: \(path)")) }
+        var layout = parser.parseLayout(name: name, definition, pushed: true)
+        if layout != nil && !parser.diagnostics.hasErrors {
+            parser.route(&layout!, handlers: config.handlers, routes: config.routes)
+        }
+        var named = Diagnostics()
+        for var problem in parser.diagnostics.all {
+            problem.file = nil
+            named.append(problem)
+        }
+        return (named.hasErrors ? nil : layout, named)
     }
 }

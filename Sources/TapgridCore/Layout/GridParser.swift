@@ -9,7 +9,7 @@ public struct GridParser {
     static let knownKeys: Set<String> = [
         "rows", "cols", "size", "padding", "spacing", "space", "gravity", "placeholder", "anchor", "overlap",
         "tag", "action", "action-data", "top-borderline", "left-borderline", "bottom-borderline",
-        "right-borderline", "name", "matrix",
+        "right-borderline", "name", "matrix", "toggle",
     ]
 
     let layout: String
@@ -175,6 +175,13 @@ public struct GridParser {
                     continue
                 }
                 if key == "placeholder" { grid.placeholder = flag } else { grid.anchor = flag }
+            case "toggle":
+                guard case .bool(let flag) = value else {
+                    error(node, "\"toggle\": expected true or false, found \(value.typeDescription) (\(shown(value)))")
+                    continue
+                }
+                info.toggle = flag
+                hasInfo = true
             case "tag":
                 guard let tag = readInteger(value, key: "tag", node: node) else { continue }
                 info.tag = tag

@@ -77,6 +77,8 @@ public struct GridInfo: Sendable {
     public var actionDataText: String?
     /// Index of the handler that takes this grid's taps, set by the config (-1: unrouted).
     public var handler: Int32 = -1
+    /// `"toggle": true`: each `tap`-class tap flips the grid's `active` before it is routed.
+    public var toggle = false
 
     /// `actionData` as compact JSON, or `null` when absent: written into replies and logs as is.
     public var actionDataJSON: String { actionDataText ?? "null" }

@@ -2,8 +2,12 @@
 /// each a whole line, so the daemon writes no JSON of its own.
 extension ReplyWriter {
     /// Every layout of `active` with its size, whether it is `current`, and every grid's path and
-    /// rect in pre-order (name and tag when set).
-    public static func layouts(_ active: ActiveConfig, current: Int, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+    /// rect in pre-order (name and tag when set). With `cells` (`"state": true`), each grid that
+    /// has state also carries `text`, `active`, `value` and `enabled`, and a toggle grid `"toggle":true`.
+    public static func layouts(
+        _ active: ActiveConfig, current: Int, cells: ((_ layout: Int, _ grid: Int) -> CellState)? = nil,
+        id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer
+    ) {
         out.append(0x7B)
         self.id(id, out)
         out.append(#""layouts":["#)
@@ -33,6 +37,12 @@ extension ReplyWriter {
                         out.append(#","tag":"#)
                         out.append(int: info.tag)
                     }
+                    if cells != nil && info.toggle { out.append(#","toggle":true"#) }
+                }
+                if let state = cells?(index, grid), !state.isEmpty {
+                    var fields: [UInt8] = [0x2C]
+                    state.appendFields(to: &fields)
+                    out.append(fields)
                 }
                 out.append(0x7D)
             }
@@ -47,6 +57,28 @@ extension ReplyWriter {
         self.id(id, out)
         out.append(#""ok":true,"layout":"#)
         out.append(jsonString: layout)
+        out.append("}\n")
+    }
+
+    /// `{"id":..,"ok":true,"layout":"home","grid":"0/1"}\n`: a `set` took effect (or changed nothing).
+    public static func cellSet(layout: String, path: String, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        out.append(0x7B)
+        self.id(id, out)
+        out.append(#""ok":true,"layout":"#)
+        out.append(jsonString: layout)
+        out.append(#","grid":"#)
+        out.append(jsonString: path)
+        out.append("}\n")
+    }
+
+    /// `{"id":..,"ok":true,"generation":5}\n` after a `load` or `unload`, or with
+    /// `"unchanged":true` for a definition identical to the one in place.
+    public static func loaded(generation: UInt64, unchanged: Bool, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        out.append(0x7B)
+        self.id(id, out)
+        out.append(#""ok":true,"generation":"#)
+        out.append(uint: generation)
+        if unchanged { out.append(#","unchanged":true"#) }
         out.append("}\n")
     }
 

@@ -15,6 +15,8 @@ extension NamedCase {
 /// What became of a tap: the reply's and the event log's `outcome`.
 public enum Outcome: Int, NamedCase, Sendable {
     case dispatched, miss, unrouted, denied, busy, failed, suppressed, checked
+    /// The grid's state says `"enabled": false`: recorded and counted, never routed.
+    case disabled
 
     /// The outcome's JSON name, as static bytes (no String on the tap path).
     public var name: StaticString {
@@ -27,13 +29,14 @@ public enum Outcome: Int, NamedCase, Sendable {
         case .failed: return "failed"
         case .suppressed: return "suppressed"
         case .checked: return "checked"
+        case .disabled: return "disabled"
         }
     }
 }
 
 /// The error codes of the socket protocol.
 public enum ErrorCode: Sendable {
-    case parseError, badRequest, unknownOp, unknownLayout, forbidden, lineTooLong, tooManyClients, configError
+    case parseError, badRequest, unknownOp, unknownLayout, unknownGrid, forbidden, lineTooLong, tooManyClients, configError
 
     /// The code's JSON name, as static bytes.
     public var name: StaticString {
@@ -42,6 +45,7 @@ public enum ErrorCode: Sendable {
         case .badRequest: return "bad_request"
         case .unknownOp: return "unknown_op"
         case .unknownLayout: return "unknown_layout"
+        case .unknownGrid: return "unknown_grid"
         case .forbidden: return "forbidden"
         case .lineTooLong: return "line_too_long"
         case .tooManyClients: return "too_many_clients"

@@ -76,6 +76,7 @@ extension ReplyWriter {
             out.append(decision.tapClass.name)
             out.append(0x22)
         }
+        if let toggled = decision.toggledActive { out.append(toggled ? #","active":true"# : #","active":false"#) }
         if let reason = decision.reason {
             out.append(#","reason":"#)
             out.append(jsonString: reason)

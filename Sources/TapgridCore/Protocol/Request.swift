@@ -4,6 +4,8 @@ public struct Request: Sendable, Equatable {
         case tap, hit, status, reload, use, layouts
         /// Touch contacts: a finger touches, moves, lifts, or the contact is void.
         case down, move, up, cancel
+        /// Cell state and pushed layouts: read from the line's parsed JSON (`ControlRequest`).
+        case set, load, unload
         case unknown(String)
     }
 

@@ -12,6 +12,9 @@ extension Request.Op {
         case .move: return "move"
         case .up: return "up"
         case .cancel: return "cancel"
+        case .set: return "set"
+        case .load: return "load"
+        case .unload: return "unload"
         case .unknown(let name): return name
         }
     }

@@ -226,13 +226,16 @@ private struct LineScanner {
                 if bytesEqual(start, end, "tap") { return .tap }
                 if bytesEqual(start, end, "hit") { return .hit }
                 if bytesEqual(start, end, "use") { return .use }
+                if bytesEqual(start, end, "set") { return .set }
             case 4:
                 if bytesEqual(start, end, "down") { return .down }
                 if bytesEqual(start, end, "move") { return .move }
+                if bytesEqual(start, end, "load") { return .load }
             case 6:
                 if bytesEqual(start, end, "cancel") { return .cancel }
                 if bytesEqual(start, end, "status") { return .status }
                 if bytesEqual(start, end, "reload") { return .reload }
+                if bytesEqual(start, end, "unload") { return .unload }
             case 7:
                 if bytesEqual(start, end, "layouts") { return .layouts }
             default: break
@@ -249,6 +252,9 @@ private struct LineScanner {
         case "move": return .move
         case "up": return .up
         case "cancel": return .cancel
+        case "set": return .set
+        case "load": return .load
+        case "unload": return .unload
         case let other: return .unknown(other)
         }
     }

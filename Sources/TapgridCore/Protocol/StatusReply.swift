@@ -39,6 +39,8 @@ public struct StatusReply: Sendable, Equatable {
     public var queued: Int64?
     public var clients: Int64?
     public var eventLog: EventLog?
+    /// The layouts pushed with `load` (README "Pushed layouts"); nil when none are.
+    public var pushed: [String]? = nil
 
     public init(
         uptime: Double?, generation: Int64?, layout: String?, taps: Int64?, outcomes: [OutcomeCount],
@@ -71,6 +73,7 @@ public struct StatusReply: Sendable, Equatable {
         if let log = value["eventLog"], case .object = log {
             eventLog = EventLog(path: log["path"]?.stringValue, ok: log["ok"] == .bool(true), error: log["error"]?.stringValue)
         }
+        if case .array(let names)? = value["pushed"] { pushed = names.compactMap(\.stringValue) }
     }
 
     /// The reply line (with its `\n`), `"id"` first when the request had one (its bytes verbatim).
@@ -95,6 +98,7 @@ public struct StatusReply: Sendable, Equatable {
                 if let error = eventLog.error { log.string("error", error) }
             }
         }
+        if let pushed, !pushed.isEmpty { object.value("pushed", .array(pushed.map(JSONValue.string))) }
         out.append(object.bytes)
         out.append(0x0A)
     }

@@ -71,6 +71,32 @@ public struct TapRecord: Sendable, Equatable {
             record.append(#"","source":"#)
             if let source { record.append(source) } else { record.append("null") }
         }
+        if let toggled = decision.toggledActive { record.append(toggled ? #","active":true"# : #","active":false"#) }
+        record.append("}\n")
+    }
+}
+
+/// A cell state change's record: `{"time":...,"run":...,"seq":43,"event":"state","layout":"home",
+/// "grid":"0/1","text":"42 %","active":true,"value":42,"enabled":null,"source":"socket"}`, the
+/// grid's whole state after the change (README "Cell state").
+public enum StateRecord {
+    /// Where a change came from.
+    public enum Source: String, Sendable {
+        case socket, mqtt, toggle
+    }
+
+    public static func write(seq: UInt64, layout: String, path: String, state: CellState, source: Source, into record: ByteBuffer) {
+        record.append(#""seq":"#)
+        record.append(uint: seq)
+        record.append(#","event":"state","layout":"#)
+        record.append(jsonString: layout)
+        record.append(#","grid":"#)
+        record.append(jsonString: path)
+        var fields: [UInt8] = [0x2C]
+        state.appendFields(to: &fields)
+        record.append(fields)
+        record.append(#","source":"#)
+        record.append(jsonString: source.rawValue)
         record.append("}\n")
     }
 }

@@ -17,6 +17,8 @@ public final class ActiveConfig {
     public let layouts: [LoadedLayout]
     /// Successful config loads when this one was swapped in (1 for the first).
     public let generation: UInt64
+    /// Some grid has `"toggle": true` (taps then look at cell state).
+    public let hasToggles: Bool
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
     public let replyHeads: ByteTable
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
@@ -36,6 +38,7 @@ public final class ActiveConfig {
         self.config = config
         self.layouts = config.layouts
         self.generation = generation
+        hasToggles = config.layouts.contains { $0.tree.infos.contains { $0.toggle } }
         let layoutNames = config.layouts.map { layout in
             var bytes: [UInt8] = []
             JSONWriter.appendString(layout.name, to: &bytes)

@@ -17,6 +17,9 @@ public struct TapDecision: Sendable, Equatable {
     public var tapClass: TapClass = .tap
     /// Whether it came from a touch contact (its record and reply then carry `class`).
     public var fromContact = false
+    /// A `toggle` grid's `active` after this tap flipped it (its record and reply carry it);
+    /// nil for every other tap.
+    public var toggledActive: Bool? = nil
 
     /// The handler slot, -1 when unrouted or a miss.
     public var handler: Int32 { target?.handler ?? -1 }

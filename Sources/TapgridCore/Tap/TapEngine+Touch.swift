@@ -253,7 +253,9 @@ extension TapEngine {
                 target.handler = active.layouts[layout].classHandlers[target.info]?[tapClass] ?? -1
             }
             decision.target = target
-            if target.handler < 0 {
+            if cellRules && applyCellRules(&decision, target: target) {
+                decision.outcome = .disabled
+            } else if target.handler < 0 {
                 decision.outcome = .unrouted
             } else if !isRepeat && isSuppressed(layout: layout, grid: target.grid, explicitLayout: explicitLayout, now: now) {
                 decision.outcome = .suppressed

@@ -27,6 +27,16 @@ public struct TapEngine {
     var presses = 0
     /// Contacts ended by the engine itself (a layout switch), for the caller's cancel records.
     public internal(set) var endedContacts: [ContactKey] = []
+    /// Cell state by `cellKey(layout, grid)`; grids whose state is all null are absent.
+    var cells: [UInt64: CellState] = [:]
+    /// Cells whose `enabled` is false.
+    var disabledCells = 0
+    /// Some grid is disabled or toggles: only then does a tap look at cell state (one test of
+    /// this flag is all a plain tap pays).
+    var cellRules = false
+    /// Goes up with every change of cell state (a `set`, a toggle, a restore), so whoever keeps
+    /// `cells.json` sees a change by comparing one number.
+    public internal(set) var cellsVersion: UInt64 = 0
 
     /// - Parameters:
     ///   - config: a loaded config; its `initialLayout` becomes current.
@@ -34,6 +44,7 @@ public struct TapEngine {
     public init(config: Config, generation: UInt64) {
         active = ActiveConfig(config: config, generation: generation)
         currentLayout = config.layoutIndex(named: config.initialLayout) ?? 0
+        cellRules = active.hasToggles
     }
 
     /// The name of the current layout.
@@ -64,7 +75,9 @@ public struct TapEngine {
             seq: seq, layout: layout, target: active.target(layout: layout, x: x, y: y),
             outcome: .miss, action: .none, reason: nil)
         if let target = decision.target {
-            if target.handler < 0 {
+            if cellRules && applyCellRules(&decision, target: target) {
+                decision.outcome = .disabled
+            } else if target.handler < 0 {
                 decision.outcome = .unrouted
             } else if isSuppressed(layout: layout, grid: target.grid, explicitLayout: explicitLayout, now: now) {
                 decision.outcome = .suppressed
@@ -100,7 +113,9 @@ public struct TapEngine {
     /// else the config's `initialLayout` becomes current; debounce starts afresh.
     public mutating func swap(to config: Config, generation: UInt64) {
         let currentName = currentLayoutName
+        let kept = cellSnapshot()
         active = ActiveConfig(config: config, generation: generation)
+        restoreCells(kept)
         currentLayout = config.layoutIndex(named: currentName) ?? config.layoutIndex(named: config.initialLayout) ?? 0
         lastDispatch.removeAll()
         switchQuietUntil = 0

@@ -21,6 +21,8 @@ public struct ChildRequest: Sendable {
     public var y: Double
     /// The tap's sequence number (`TAPGRID_SEQ`); every callback about this child carries it.
     public var seq: UInt64
+    /// The grid's state after the tap's own toggle (`TAPGRID_TEXT`, `TAPGRID_ACTIVE`, `TAPGRID_VALUE`).
+    public var cell = CellState()
 
     public init(
         handlerIndex: Int, handler: HandlerConfig, layout: String, gridPath: String, name: String?,

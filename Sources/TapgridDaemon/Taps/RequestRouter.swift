@@ -7,6 +7,22 @@ protocol DaemonControl: AnyObject {
     /// The connection sent `reload` (and now waits for its answer).
     func reloadRequested(by connection: Connection)
     var clientCount: Int { get }
+    /// A `load`: check `definition` as a config layout and swap it in as `name`.
+    func load(layout name: String, definition: JSONValue) -> PushOutcome
+    /// An `unload` of a pushed layout.
+    func unload(layout name: String) -> PushOutcome
+    /// The names of the pushed layouts, for `status`.
+    var pushedLayouts: [String] { get }
+}
+
+/// What became of a `load` or `unload`.
+enum PushOutcome: Equatable {
+    /// Swapped in as this generation.
+    case done(generation: UInt64)
+    /// Identical to the definition in place: nothing changed.
+    case unchanged(generation: UInt64)
+    /// Refused, with the reply's code and message; nothing changed.
+    case refused(ErrorCode, String)
 }
 
 /// Routes each request line of a connection: taps and hit-tests to the `TapOutput`, contact ops
@@ -50,7 +66,7 @@ final class RequestRouter: LineHandler {
         case .tap: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false)
         case .hit: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
         case .status: writeStatus(id: id, out)
-        case .layouts: ReplyWriter.layouts(output.engine.active, current: output.engine.currentLayout, id: id, out)
+        case .layouts: layouts(line, id: id, out)
         case .use: use(request, id: id, connection)
         case .down: touch.touch(.down, request, id: id, connection)
         case .move: touch.touch(.move, request, id: id, connection)
@@ -63,9 +79,13 @@ final class RequestRouter: LineHandler {
             }
             connection.state.reloadBegan(id: id.map { Array($0) })
             control.reloadRequested(by: connection)
+        case .set: set(line, id: id, connection)
+        case .load: load(line, id: id, connection)
+        case .unload: unload(line, id: id, connection)
         case .unknown(let name):
             ReplyWriter.error(
-                .unknownOp, "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, down, move, up or cancel",
+                .unknownOp,
+                "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, set, load, unload, down, move, up or cancel",
                 id: id, out)
         }
     }
@@ -74,8 +94,8 @@ final class RequestRouter: LineHandler {
 
     func beforeSend() { output.beforeSend() }
 
-    /// Whether the connection may `reload` and `use` (`socket.allowControl`; absent: anyone).
-    private func mayControl(_ connection: Connection) -> Bool {
+    /// Whether the connection may `reload`, `use`, `set`, `load` and `unload` (`socket.allowControl`; absent: anyone).
+    func mayControl(_ connection: Connection) -> Bool {
         guard let allow = output.engine.active.config.socket.allowControl else { return true }
         return allow.allows(uid: connection.uid, gids: connection.gids, daemonUID: daemonUID)
     }
@@ -109,11 +129,14 @@ final class RequestRouter: LineHandler {
         let outcomes = Outcome.allCases.filter { engine.outcomeCounts[$0] > 0 }.map { outcome in
             StatusReply.OutcomeCount(name: outcome.name.description, count: Int64(engine.outcomeCounts[outcome]))
         }
-        let status = StatusReply(
+        // Taps only: state changes share the sequence numbers but are not taps.
+        let taps = outcomes.reduce(0) { $0 + $1.count }
+        var status = StatusReply(
             uptime: Double((Clock.monotonicNanos() - startNanos) / 1_000_000) / 1000, generation: Int64(engine.active.generation),
-            layout: engine.currentLayoutName, taps: Int64(engine.seq), outcomes: outcomes, children: Int64(children.runningCount),
+            layout: engine.currentLayoutName, taps: taps, outcomes: outcomes, children: Int64(children.runningCount),
             queued: Int64(children.queuedCount), clients: Int64(control.clientCount),
             eventLog: StatusReply.EventLog(path: eventLog.path, ok: eventLog.ok, error: eventLog.lastError))
+        status.pushed = control.pushedLayouts
         status.write(id: id, into: out)
     }
 }

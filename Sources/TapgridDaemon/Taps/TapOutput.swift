@@ -118,6 +118,12 @@ final class TapOutput {
 
     /// Does what the decision asks of the daemon.
     private func carryOut(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
+        if decision.toggledActive != nil, let target = decision.target {
+            // The flip came first (the tap is routed with the new state): its record goes first.
+            recordState(TapEngine.CellUpdate(
+                seq: decision.seq, layout: decision.layout, grid: target.grid,
+                state: engine.cellState(layout: decision.layout, grid: target.grid)), source: .toggle)
+        }
         switch decision.action {
         case .none:
             return
@@ -141,10 +147,11 @@ final class TapOutput {
         let layout = active.layouts[decision.layout]
         let target = decision.target!
         let info = layout.tree.infos[target.info]
-        let request = ChildRequest(
+        var request = ChildRequest(
             handlerIndex: slot, handler: handler, layout: layout.name, gridPath: layout.tree.path(of: target.grid),
             name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y,
             seq: decision.seq)
+        if engine.hasCellState { request.cell = engine.cellState(layout: decision.layout, grid: target.grid) }
         switch supervisor.submit(request) {
         case .dispatched:
             engine.settle(&decision, outcome: .dispatched, reason: nil, now: now)
@@ -193,6 +200,18 @@ final class TapOutput {
             if info.tag != 0 { entry.append("TAPGRID_TAG", info.tag) }
             entry.append("TAPGRID_HANDLER", active.config.handlers[Int(target.handler)].name)
         }
+    }
+
+    // MARK: - Cell state
+
+    /// A state change's record (README "Cell state"), staged like a tap's.
+    func recordState(_ update: TapEngine.CellUpdate, source: StateRecord.Source) {
+        guard eventLog.isEnabled else { return }
+        let layout = engine.active.layouts[update.layout]
+        StateRecord.write(
+            seq: update.seq, layout: layout.name, path: layout.tree.path(of: update.grid), state: update.state, source: source,
+            into: eventLog.begin())
+        eventLog.stage()
     }
 
     // MARK: - Contact records

@@ -1,0 +1,141 @@
+/// Cell state (README "Cell state"): what `set` changes, what a toggle grid's tap flips, what a
+/// disabled grid's tap is refused with, and how state follows a grid across reloads and pushed
+/// layouts (by layout name and grid path).
+extension TapEngine {
+    /// Where a `set` could not go.
+    public enum CellFailure: Error, Sendable, Equatable {
+        /// `unknown_layout`, with its message.
+        case unknownLayout(String)
+        /// `unknown_grid`, with its message.
+        case unknownGrid(String)
+    }
+
+    /// A state change the caller records (`{"event": "state", ...}`) and persists.
+    public struct CellUpdate: Sendable, Equatable {
+        /// Its sequence number, from the taps' counter.
+        public var seq: UInt64
+        public var layout: Int
+        public var grid: Int
+        /// The grid's whole state after the change.
+        public var state: CellState
+        public init(seq: UInt64, layout: Int, grid: Int, state: CellState) {
+            self.seq = seq
+            self.layout = layout
+            self.grid = grid
+            self.state = state
+        }
+    }
+
+    static func cellKey(_ layout: Int, _ grid: Int) -> UInt64 { UInt64(layout) << 32 | UInt64(grid) }
+
+    /// The grid's state (all null when none was set).
+    public func cellState(layout: Int, grid: Int) -> CellState { cells[Self.cellKey(layout, grid)] ?? CellState() }
+
+    /// Whether any grid of any layout has state.
+    public var hasCellState: Bool { !cells.isEmpty }
+
+    /// The grid `reference` names in `layout`: a grid's `name` (the first in declaration order),
+    /// else a path (`"0/1"`, `""` for the root).
+    /// - Returns: the grid index, or the `unknown_grid` message naming the layout's grids.
+    public func grid(_ reference: String, in layout: Int) -> Result<Int, CellFailure> {
+        let tree = active.layouts[layout].tree
+        for grid in tree.preorder() where tree.info(of: grid)?.name == reference { return .success(grid) }
+        if reference.allSatisfy({ $0 == "/" || $0.isASCII && $0.isNumber }), let grid = tree.index(ofPath: reference) {
+            return .success(grid)
+        }
+        let names = tree.preorder().compactMap { tree.info(of: $0)?.name }
+        let listed = names.isEmpty
+            ? "it has no named grids (name one by its path, such as \"0/1\")"
+            : "its grids are " + names.prefix(20).map(jsonEscaped).joined(separator: ", ") + (names.count > 20 ? ", ..." : "")
+        return .failure(.unknownGrid(
+            "unknown grid \(jsonEscaped(reference)) in layout \(jsonEscaped(active.layouts[layout].name)); \(listed)"))
+    }
+
+    /// Applies a `set`: `layout` nil means the current one.
+    /// - Returns: the change to record, nil when the state was already so (nothing recorded), or
+    ///   why the request names no grid.
+    public mutating func set(layout name: String?, grid reference: String, _ change: CellChange) -> Result<(grid: Int, layout: Int, update: CellUpdate?), CellFailure> {
+        guard let layout = layoutIndex(for: name) else { return .failure(.unknownLayout(active.unknownLayout(name!))) }
+        let grid: Int
+        switch self.grid(reference, in: layout) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let found): grid = found
+        }
+        let before = cellState(layout: layout, grid: grid)
+        let after = change.applied(to: before)
+        guard after != before else { return .success((grid, layout, nil)) }
+        store(after, layout: layout, grid: grid)
+        seq += 1
+        return .success((grid, layout, CellUpdate(seq: seq, layout: layout, grid: grid, state: after)))
+    }
+
+    /// Stores a grid's state, keeping `disabledCells` and `cellRules` in step.
+    mutating func store(_ state: CellState, layout: Int, grid: Int) {
+        let key = Self.cellKey(layout, grid)
+        if cells[key]?.isDisabled == true { disabledCells -= 1 }
+        if state.isDisabled { disabledCells += 1 }
+        cells[key] = state.isEmpty ? nil : state
+        cellRules = disabledCells > 0 || active.hasToggles
+        cellsVersion &+= 1
+    }
+
+    /// The tap path's cell rules, run only while `cellRules` is set.
+    /// - Returns: true when the grid is disabled (the tap is refused, nothing flips); otherwise a
+    ///   `tap`-class tap on a toggle grid has flipped its `active` (`decision.toggledActive`).
+    mutating func applyCellRules(_ decision: inout TapDecision, target: TapTarget) -> Bool {
+        let key = Self.cellKey(decision.layout, target.grid)
+        let state = cells[key]
+        if state?.isDisabled == true { return true }
+        guard decision.tapClass == .tap, target.info >= 0, active.layouts[decision.layout].tree.infos[target.info].toggle
+        else { return false }
+        var flipped = state ?? CellState()
+        flipped.active = !(flipped.active ?? false)
+        store(flipped, layout: decision.layout, grid: target.grid)
+        decision.toggledActive = flipped.active
+        return false
+    }
+
+    // MARK: - Kept by layout name and grid path
+
+    /// One grid's state, named so that it outlives layout and grid indexes.
+    public struct NamedCell: Sendable, Equatable {
+        public var layout: String
+        public var path: String
+        public var state: CellState
+
+        public init(layout: String, path: String, state: CellState) {
+            self.layout = layout
+            self.path = path
+            self.state = state
+        }
+    }
+
+    /// Every grid's state, by layout name and path, in layout then grid order (`cells.json`,
+    /// reloads, `layouts` with `state`).
+    public func cellSnapshot() -> [NamedCell] {
+        cells.sorted { $0.key < $1.key }.map { key, state in
+            let layout = active.layouts[Int(key >> 32)]
+            return NamedCell(layout: layout.name, path: layout.tree.path(of: Int(key & 0xFFFF_FFFF)), state: state)
+        }
+    }
+
+    /// Replaces every grid's state with `named`, for the grids still at their layout and path
+    /// (the others are dropped). Records nothing: this is state carried over, not a change.
+    /// - Returns: how many were dropped.
+    @discardableResult
+    public mutating func restoreCells(_ named: [NamedCell]) -> Int {
+        cells.removeAll()
+        disabledCells = 0
+        cellRules = active.hasToggles
+        var dropped = 0
+        for cell in named {
+            guard let layout = active.layoutIndex(named: cell.layout), let grid = active.layouts[layout].tree.index(ofPath: cell.path)
+            else {
+                dropped += 1
+                continue
+            }
+            store(cell.state, layout: layout, grid: grid)
+        }
+        return dropped
+    }
+}

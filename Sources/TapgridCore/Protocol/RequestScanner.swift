@@ -57,6 +57,34 @@ public enum RequestScanner {
         return scanner.plainTap()
     }
 
+    /// Whether `bytes` (a line, or the start of one still arriving) begins as a `load` request:
+    /// `{"op":"load"` with any whitespace between (the order `tapgrid load` writes). Only such
+    /// a line may pass the 65,536-byte line limit, up to `RequestScanner.maxLoadLineBytes`, so a
+    /// definition of up to 1 MiB can arrive.
+    public static func startsAsLoad(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        func skip() { while i < bytes.count && JSONLex.isWhitespace(bytes[i]) { i += 1 } }
+        func expect(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard i + count <= bytes.count else { return false }
+            for k in 0..<count where bytes[i + k] != word.utf8Start[k] { return false }
+            i += count
+            return true
+        }
+        skip()
+        guard expect("{") else { return false }
+        skip()
+        guard expect("\"op\"") else { return false }
+        skip()
+        guard expect(":") else { return false }
+        skip()
+        return expect("\"load\"")
+    }
+
+    /// The longest `load` line accepted: a 1 MiB definition (`ControlRequest.maxDefinitionBytes`)
+    /// and 64 KiB for the rest of the request and its whitespace.
+    public static let maxLoadLineBytes = ControlRequest.maxDefinitionBytes + 65_536
+
     /// `scan` without the plain-tap shortcut (tests compare the two).
     static func scanFully(_ line: UnsafeBufferPointer<UInt8>, into request: inout Request) -> RequestFailure? {
         var scanner = LineScanner(b: line)

@@ -303,7 +303,7 @@ final class SocketServer: LoopHandler {
         }
         connection.state.releaseLines()
         connection.framer.takeLines { line in
-            if line.count > Connection.maxLineBytes {
+            if line.count > Connection.maxLineBytes && !Self.isAllowedLoad(line) {
                 lineTooLong(connection)
             } else {
                 lineHandler.handleLine(line, from: connection)
@@ -318,13 +318,22 @@ final class SocketServer: LoopHandler {
         guard connection.state.answersLines && !connection.state.holdsLines else { return }
         let rest = connection.framer.count
         if rest > Connection.maxLineBytes + 1 || (rest == Connection.maxLineBytes + 1 && connection.framer.last != 0x0D) {
-            lineTooLong(connection)
-            return
+            let loadArriving = connection.framer.buffer.withUnsafeBufferPointer { Self.isAllowedLoad($0, arriving: true) }
+            if !loadArriving {
+                lineTooLong(connection)
+                return
+            }
         }
         if connection.state.input == .peerFinished {
             // A last line without `\n` before the peer shut its writing side is still a request.
             connection.framer.takeRest { line in lineHandler.handleLine(line, from: connection) }
         }
+    }
+
+    /// A `load` line (README "Pushed layouts") may be up to `RequestScanner.maxLoadLineBytes`
+    /// (`arriving`: the start of one, its `\n` and a `\r` not yet read).
+    private static func isAllowedLoad(_ line: UnsafeBufferPointer<UInt8>, arriving: Bool = false) -> Bool {
+        line.count <= RequestScanner.maxLoadLineBytes + (arriving ? 1 : 0) && RequestScanner.startsAsLoad(line)
     }
 
     private func lineTooLong(_ connection: Connection) {

@@ -1,21 +1,26 @@
 import Foundation
 @preconcurrency import Glibc
+import Testing
 
 /// The package root, found from this file's path (Tests/TestSupport/DaemonProcess.swift).
 public let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-/// The built daemon: `.build/debug/tapgridd` (`swift build` puts it there; `swift test` builds it too).
-public let daemonBinary: String = {
-    let candidates = [
-        packageRoot.appendingPathComponent(".build/debug/tapgridd").path,
-        Bundle.main.bundleURL.appendingPathComponent("tapgridd").path,
-    ]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
-}()
+/// The folder of the binaries built with the running tests: the test runner's own (so `make
+/// asan` and `make tsan`, whose scratch folders hold sanitized builds, run sanitized daemons),
+/// else `.build/debug` (`swift build` puts them there; `swift test` builds them too).
+private func builtBinary(_ name: String) -> String {
+    let runnerFolder = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        .map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(name).path }
+    let candidates = [runnerFolder, packageRoot.appendingPathComponent(".build/debug/\(name)").path].compactMap { $0 }
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
+}
 
-/// The built CLI: `.build/debug/tapgrid`.
-public let cliBinary: String = packageRoot.appendingPathComponent(".build/debug/tapgrid").path
+/// The built daemon.
+public let daemonBinary: String = builtBinary("tapgridd")
+
+/// The built CLI.
+public let cliBinary: String = builtBinary("tapgrid")
 
 /// The standard test config: layout `home` is 400x100 with four 100-wide columns:
 /// 0 tag 1 -> `audit` (log), 1 tag 20 "other" -> `pages` (layout), 2 tag 21 actionData 42 -> `pages`
@@ -160,11 +165,19 @@ public final class DaemonProcess {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
+    /// Fails the test when the daemon reported a descriptor owner dropped open (a bug that
+    /// `DescriptorAudit` notices in the daemon, where no test sees it otherwise).
+    public func checkNoDroppedDescriptors(sourceLocation: SourceLocation = #_sourceLocation) {
+        let lines = stderr.split(separator: "\n").filter { $0.contains("was dropped with its descriptor open") }
+        if !lines.isEmpty { Issue.record("tapgridd: \(lines.joined(separator: "; "))", sourceLocation: sourceLocation) }
+    }
+
     deinit {
         if process.isRunning {
             kill(pid, SIGKILL)
             process.waitUntilExit()
         }
+        checkNoDroppedDescriptors()
         removeTempDir(dir)
         for folder in alsoRemove { removeTempDir(folder) }
     }

@@ -79,6 +79,11 @@ func fuzzRequest(_ bytes: [UInt8]) {
     if case .failure(let failure) = scanned, let id = failure.id {
         guard id.lowerBound >= 0, id.upperBound <= bytes.count else { violated("id range \(id) outside the line") }
     }
+    if case .success(let request) = scanned, [.set, .load, .unload, .layouts].contains(request.op),
+        let object = try? JSONParser.parse(bytes, lenient: false)
+    {
+        fuzzControl(request.op, object)
+    }
     // The plain-tap shortcut the daemon tries first: a line it takes must read the same through
     // the full scan, and a coordinate text it hands on must be what writeNumber writes.
     bytes.withUnsafeBufferPointer { line in
@@ -94,6 +99,71 @@ func fuzzRequest(_ bytes: [UInt8]) {
                 violated("plainTap handed on \(String(decoding: text, as: UTF8.self)) for \(value); writeNumber writes \(String(decoding: written[..<n], as: UTF8.self))")
             }
         }
+    }
+}
+
+// MARK: - request, continued: set and load as the daemon carries them out
+
+/// A toggle grid, a named grid and an unnamed one, for `set` and `load` requests.
+let cellsConfig: Config = {
+    let text = #"""
+    {"layouts": {"home": {"width": 300, "height": 100, "grid": {"cols": [
+        {"size": 100, "tag": 1, "name": "light", "toggle": true}, {"size": 100, "tag": 2, "name": "cart"}, {"size": 100, "tag": 3}]}}},
+     "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}]}
+    """#
+    var parser = ConfigParser(file: "cells.json", directory: "/fuzz") { path in .failure(Diagnostic(.error, "no \(path)")) }
+    guard let config = parser.parse(try! JSONParser.parse(text, lenient: true)).config else { violated("the cells fuzz config does not load") }
+    return config
+}()
+
+/// Invariants: a `set` the decoder takes leaves exactly the change applied, within the limits,
+/// and its state record is strict JSON; a `load` it takes swaps in a config whose every layout
+/// hit-tests without trapping; a refused one changes nothing and says why.
+func fuzzControl(_ op: Request.Op, _ object: JSONValue) {
+    var engine = TapEngine(config: cellsConfig, generation: 1)
+    switch op {
+    case .set:
+        guard case .success(let request) = ControlRequest.set(object) else { return }
+        let before = (try? engine.grid(request.grid, in: 0).get()).map { engine.cellState(layout: 0, grid: $0) }
+        guard case .success(let done) = engine.set(layout: request.layout, grid: request.grid, request.change) else {
+            if engine.hasCellState { violated("a refused set changed state") }
+            return
+        }
+        let state = engine.cellState(layout: done.layout, grid: done.grid)
+        if let before, done.layout == 0, state != request.change.applied(to: before) { violated("set left \(state), not the change applied") }
+        if (state.text?.utf8.count ?? 0) > CellState.maxTextBytes || (state.valueJSON?.utf8.count ?? 0) > CellState.maxValueBytes {
+            violated("set kept a state over the limits")
+        }
+        let record = ByteBuffer(capacity: 256)
+        StateRecord.write(seq: 1, layout: "home", path: "0", state: state, source: .socket, into: record)
+        let line = Array(record.bytes.dropLast())  // without its \n
+        if (try? JSONParser.parse([0x7B] + line, lenient: false)) == nil { violated("a state record is not JSON") }
+        // A tap after it is decided by the same rules (disabled or toggled, never both).
+        let decision = engine.tap(layout: 0, x: 50, y: 50, explicitLayout: true, now: 1)
+        if decision.outcome == .disabled && decision.toggledActive != nil { violated("a disabled grid toggled") }
+    case .load:
+        guard case .success(let request) = ControlRequest.load(object) else { return }
+        var pushed = PushedLayouts()
+        switch pushed.load(request.layout, definition: request.definition, config: cellsConfig) {
+        case .refused(let errors):
+            if errors.isEmpty { violated("a refused load gave no reason") }
+            if !pushed.isEmpty { violated("a refused load was kept") }
+        case .unchanged: violated("a first load was unchanged")
+        case .loaded:
+            let combined = pushed.combined(with: cellsConfig)
+            guard let index = combined.layoutIndex(named: request.layout) else { violated("a loaded layout is missing") }
+            engine.swap(to: combined, generation: 2)
+            let frame = combined.layouts[index].frame
+            for (fx, fy) in [(0.5, 0.5), (0, 0), (0.999, 0.25)] {
+                _ = engine.tap(layout: index, x: frame.width * fx, y: frame.height * fy, explicitLayout: true, now: 1)
+            }
+        }
+    case .unload:
+        _ = ControlRequest.unload(object)
+    case .layouts:
+        _ = ControlRequest.layoutsWithState(object)
+    default:
+        return
     }
 }
 

@@ -441,7 +441,8 @@ def print_table(rounds, seconds, quick, med, rss_idle, rss_after, rss_after2, ta
     loaded = med["p99 scripts"].get("tapgridd")
     if instructions:
         for shape, count in instructions.items():
-            rows.append([f"callgrind instructions per tap, {shape}", "-", "-", "-", f"{count:,.0f}", "-", "-", "-", "deterministic"])
+            unit = "set request" if shape == "set" else "tap"
+            rows.append([f"callgrind instructions per {unit}, {shape}", "-", "-", "-", f"{count:,.0f}", "-", "-", "-", "deterministic"])
 
     headers = ["", "C limit", "C + writes", "Python DIY", "tapgridd", "vs C", "vs C+wr", "vs Py", "target"]
     widths = [max(len(str(r[i])) for r in rows + [headers]) for i in range(len(headers))]

@@ -4,7 +4,10 @@
 - bench: `make bench`'s layout (100 tagged columns over a 2,000-cell matrix), taps unrouted,
   event log on, one client sending batches of 64;
 - matrix-log: a 10x10 matrix whose taps all go to a `log` handler (its stderr line counts),
-  event log on /dev/shm, taps pipelined 500 at a time.
+  event log on /dev/shm, taps pipelined 500 at a time;
+- toggle-log: the same taps on 10 columns with `"toggle": true` (each tap flips its grid's
+  `active` and writes a state record beside its tap record);
+- set: `set` requests changing a named column's text (a state record each), 500 at a time.
 
 Instructions are the difference between a long and a short run divided by the extra taps, so
 start-up and shutdown cancel out. Deterministic for the same binary and inputs.
@@ -28,6 +31,18 @@ SHAPES = {
                             "grid": {"matrix": {"cols": 10, "count": 100, "margin": 0, "tag": 1}}}},
         "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
     }, 500),
+    "toggle-log": ({
+        "socket": {"path": "d.sock"}, "eventLog": {"path": "/dev/shm/tapgrid-instructions.jsonl"},
+        "layouts": {"pad": {"width": 1000, "height": 1000,
+                            "grid": {"cols": [{"tag": 1, "name": f"c{i}", "toggle": True} for i in range(10)]}}},
+        "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
+    }, 500),
+    "set": ({
+        "socket": {"path": "d.sock"}, "eventLog": {"path": "/dev/shm/tapgrid-instructions.jsonl"},
+        "layouts": {"pad": {"width": 1000, "height": 1000,
+                            "grid": {"cols": [{"tag": 1, "name": f"c{i}"} for i in range(10)]}}},
+        "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
+    }, 500),
 }
 
 def wait_for(path, seconds):
@@ -39,17 +54,20 @@ def wait_for(path, seconds):
             time.sleep(0.05)
     raise SystemExit(f"server did not listen on {path}")
 
-def lines(n):
+def lines(n, shape="bench"):
     x, out = 12345, []
-    for _ in range(n):
+    for k in range(n):
         x = (x * 1103515245 + 12345) % 2**31
-        out.append(b'{"x":%d.5,"y":%d}\n' % (x % 1000, (x >> 10) % 1000))
+        if shape == "set":
+            out.append(b'{"op":"set","grid":"c%d","text":"%d %%"}\n' % (x % 10, k))
+        else:
+            out.append(b'{"x":%d.5,"y":%d}\n' % (x % 1000, (x >> 10) % 1000))
     return out
 
-def send(path, n, batch):
+def send(path, n, batch, shape="bench"):
     s = socket.socket(socket.AF_UNIX); s.connect(path)
     f = s.makefile("rb")
-    all_lines = lines(n)
+    all_lines = lines(n, shape)
     for i in range(0, n, batch):
         chunk = all_lines[i:i + batch]
         s.sendall(b"".join(chunk))
@@ -58,7 +76,7 @@ def send(path, n, batch):
                 raise SystemExit("the daemon closed the connection")
     s.close()
 
-def total(daemon, cwd, n, batch):
+def total(daemon, cwd, n, batch, shape):
     out = os.path.join(cwd, "callgrind.out")
     sock = os.path.join(cwd, "d.sock")
     proc = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", daemon,
@@ -66,7 +84,7 @@ def total(daemon, cwd, n, batch):
                             stderr=subprocess.DEVNULL)
     try:
         wait_for(sock, 120)
-        send(sock, n, batch)
+        send(sock, n, batch, shape)
     finally:
         proc.terminate(); proc.wait(120)
     with open(out) as f:
@@ -82,8 +100,8 @@ def measure(daemon):
         with tempfile.TemporaryDirectory(prefix="tginstr") as tmp:
             with open(os.path.join(tmp, "tapgrid.json"), "w") as f:
                 json.dump(config, f)
-            few = total(daemon, tmp, 1000, batch)
-            many = total(daemon, tmp, 6000, batch)
+            few = total(daemon, tmp, 1000, batch, name)
+            many = total(daemon, tmp, 6000, batch, name)
             results[name] = (many - few) / 5000
         try:
             os.unlink("/dev/shm/tapgrid-instructions.jsonl")
@@ -95,7 +113,8 @@ def measure(daemon):
 def main():
     daemon = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/release/tapgridd"))
     for name, count in measure(daemon).items():
-        print(f"  {name:<11} {count:8.0f} user-space instructions per tap (callgrind)")
+        what = "set request" if name == "set" else "tap"
+        print(f"  {name:<11} {count:8.0f} user-space instructions per {what} (callgrind)")
 
 if __name__ == "__main__":
     main()

@@ -20,7 +20,7 @@ final class EventLog {
     /// Where records go; nil when the log is off (`"eventLog": false`).
     private(set) var path: String?
     /// The open file; nil while the log is off or could not be opened.
-    private var file: OwnedFD?
+    @exclusivity(unchecked) private var file: OwnedFD?
     private var fd: CInt { file?.rawValue ?? -1 }
     /// False after a failed open or write, until a write succeeds.
     private(set) var ok = true

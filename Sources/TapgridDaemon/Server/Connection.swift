@@ -23,7 +23,7 @@ final class Connection {
 
     /// The socket, owned until `closeDescriptor()`; a connection dropped with it still open is
     /// a bug (`DescriptorAudit` counts it, and the tests check the count stays 0).
-    private var descriptor: OwnedFD?
+    @exclusivity(unchecked) private var descriptor: OwnedFD?
     /// The socket's number while open, -1 once closed.
     var fd: CInt { descriptor?.rawValue ?? -1 }
     /// Unique within the run (from 1): the event log's `conn`, and the stream of its touch contacts.
@@ -36,7 +36,9 @@ final class Connection {
     let gids: [UInt32]
 
     /// Where it stands: every flag and phase, moved only by `ConnectionState`'s transitions.
-    var state = ConnectionState()
+    /// Unchecked: only the loop thread touches it, never re-entrantly (a checked access costs a
+    /// runtime call, and the tap path makes several per request).
+    @exclusivity(unchecked) var state = ConnectionState()
     var framer = LineFramer(dropsCarriageReturn: true, capacity: Connection.readChunk)
     let output = ByteBuffer(capacity: 4096)
     /// `output[..<outputOffset]` is already sent.

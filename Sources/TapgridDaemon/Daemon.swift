@@ -154,7 +154,7 @@ final class Daemon: LoopHandler, DaemonControl {
     private func statusText() -> String {
         let logProblem = eventLog.ok ? "" : "; event log: " + (eventLog.lastError ?? "failing")
         if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem }
-        return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.seq), "tap"))" + logProblem
+        return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.outcomeCounts.total), "tap"))" + logProblem
     }
 
     /// While stopping: moves on once clients took their replies and children are gone.

@@ -224,11 +224,13 @@ func openFDs() -> Set<Int> {
         #expect(dir.read("env42") == (common + [
             "TAPGRID_NAME=play", "TAPGRID_TAG=-7", #"TAPGRID_ACTION_DATA={"a":[1,2.5,"x\"y"]}"#,
             "TAPGRID_X=120", "TAPGRID_Y=120.5", "TAPGRID_SEQ=42",
+            // The grid's cell state (README "Cell state"): none set, so all three are empty.
+            "TAPGRID_TEXT=", "TAPGRID_ACTIVE=", "TAPGRID_VALUE=",
         ]).map { $0 + "\n" }.joined())
         #expect(dir.read("arg43") == "hello $(world)")
         #expect(dir.read("env43") == (common + [
             "TAPGRID_NAME=", "TAPGRID_TAG=", "TAPGRID_ACTION_DATA=hello $(world)", "TAPGRID_X=0.25", "TAPGRID_Y=1e+21",
-            "TAPGRID_SEQ=43",
+            "TAPGRID_SEQ=43", "TAPGRID_TEXT=", "TAPGRID_ACTIVE=", "TAPGRID_VALUE=",
         ]).map { $0 + "\n" }.joined())
 
         // Absent or null actionData: nothing to run.

@@ -14,4 +14,7 @@ public final class OutcomeCounts {
     public func add(_ outcome: Outcome) { counts[outcome.rawValue] += 1 }
 
     public subscript(_ outcome: Outcome) -> UInt64 { counts[outcome.rawValue] }
+
+    /// Every tap decided so far (state changes share the sequence numbers but are not taps).
+    public var total: UInt64 { counts.reduce(0, +) }
 }

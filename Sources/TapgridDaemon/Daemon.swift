@@ -4,8 +4,8 @@ import TapgridSystem
 import TapgridSystemd
 
 /// The composition root: builds the loop, the socket server, the request router, the tap output,
-/// touch input, the child supervisor and the event log, wires them, and carries out the `Lifecycle`'s actions for
-/// signals, reloads and shutdown. All of it runs on the one event-loop thread; the only shared
+/// touch input, the child supervisor, the event log and `cells.json`, wires them, and carries
+/// out the `Lifecycle`'s actions for signals, reloads and shutdown. All of it runs on the one event-loop thread; the only shared
 /// structure is the `Reloader`'s inbox.
 final class Daemon: LoopHandler, DaemonControl {
     let configPath: String
@@ -17,6 +17,8 @@ final class Daemon: LoopHandler, DaemonControl {
     let touch: TouchInput
     let router: RequestRouter
     let eventLog: EventLog
+    /// `cells.json`, beside the event log: the cell state kept across restarts.
+    let cellsFile: CellsFile
     /// The touchscreens `touch` names, read through libinput on the loop.
     let touchscreens: TouchscreenInput
     private let manager: ServiceManager
@@ -62,6 +64,8 @@ final class Daemon: LoopHandler, DaemonControl {
             lineHandler: router, log: log)
         // After the server's hook: what is still staged, and the held log lines, follow the replies.
         output.attach(to: loop)
+        cellsFile = CellsFile(
+            path: CellsFile.resolvePath(config.eventLog, environment: environment), output: output, loop: loop, log: log)
         touchscreens = TouchscreenInput(loop: loop, log: log, sink: touch)
         supervisor.onExit = { [unowned output] exit in output.childExited(exit) }
         supervisor.onOutput = { [unowned output] line in output.childOutput(line) }
@@ -72,6 +76,7 @@ final class Daemon: LoopHandler, DaemonControl {
         // While stopping, progress is checked after every wakeup too (a client took its replies).
         loop.onWakeupEnd { [unowned self] in if lifecycle.isStopping && lifecycle.phase != .stopped { progress() } }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
+        cellsFile.restore()  // before the loop runs: the first client sees the state kept
         touchscreens.configure(config.touch)
         let movedCheck = loop.makeTimer(every: EventLog.movedCheckNanos) { [unowned eventLog] in eventLog.reopenIfMoved() }
         loop.schedule(movedCheck, after: EventLog.movedCheckNanos)
@@ -118,7 +123,9 @@ final class Daemon: LoopHandler, DaemonControl {
                 guard !lifecycle.isStopping else { continue }
                 log.info("SIGHUP: reloading \(configPath)")
                 requestReload(from: nil)
-            case Signals.user1: eventLog.reopen()
+            case Signals.user1:
+                eventLog.reopen()
+                cellsFile.retry()
             case Signals.child: break  // children are watched through their pidfds by the supervisor
             default: log.debug("signal \(Signals.name(signo)) ignored")
             }
@@ -142,6 +149,7 @@ final class Daemon: LoopHandler, DaemonControl {
             case .stopChildren(let grace): output.supervisor.beginShutdown(graceNanos: grace)
             case .finish:
                 touch.endAllContacts()
+                cellsFile.close()
                 eventLog.close()
                 log.info("stopped cleanly")
             }
@@ -227,6 +235,7 @@ final class Daemon: LoopHandler, DaemonControl {
         touch.reschedule()
         server.admission = SocketServer.Admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
+        cellsFile.configure(path: CellsFile.resolvePath(new.eventLog, environment: environment))
         touchscreens.configure(new.touch)
         log.info("config reloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
         Memory.returnFreePages()  // the old config's and the parse's pages, as after the first load

@@ -188,6 +188,46 @@ public enum Files {
         _ = try retryingEINTR { ftruncate(fd, off_t(size)) }
     }
 
+    /// Replaces the file at `path` with `bytes` so that a crash or power loss at any moment leaves
+    /// either the old file or the new one, whole: writes `temporaryPath` (in the same folder, so
+    /// the rename stays on one file system; created or truncated, not following a symlink),
+    /// `fsync`s it, renames it over `path`, then `fsync`s the folder so the rename itself is on
+    /// disk. A failure removes the temporary file and leaves `path` as it was.
+    /// The corresponding C functions are `open`, `write`, `fsync`, `rename` and `unlink`.
+    /// - Parameters:
+    ///   - temporaryPath: beside `path` (one name, reused: a crash leaves at most that one behind).
+    ///   - mode: permission bits of a new file (minus the umask).
+    /// - Throws: `SystemError` naming the step and its path: `cannot write /x/cells.json.tmp: No
+    ///   space left on device (errno 28)`, `cannot rename /x/cells.json.tmp to /x/cells.json: ...`.
+    public static func writeAtomically(
+        _ bytes: [UInt8], to path: String, temporaryPath: String, mode: mode_t = 0o640
+    ) throws(SystemError) {
+        do throws(SystemError) {
+            let raw: CInt
+            do throws(Errno) {
+                raw = try retryingEINTR { open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode) }
+            } catch { throw error.with("create", temporaryPath) }
+            let file = OwnedFD(taking: raw)
+            do throws(Errno) { try FD.writeAll(file.rawValue, bytes) } catch { throw error.with("write", temporaryPath) }
+            do throws(Errno) { _ = try retryingEINTR { fsync(file.rawValue) } } catch { throw error.with("fsync", temporaryPath) }
+            if rename(temporaryPath, path) != 0 { throw Errno.current.with("rename", temporaryPath + " to " + path) }
+        } catch {
+            _ = unlink(temporaryPath)
+            throw error
+        }
+        syncDirectory(of: path)
+    }
+
+    /// `fsync` of the folder that holds `path`, so a rename or a new name in it survives a power
+    /// loss. Best effort: some file systems refuse to sync a folder (`EINVAL`), and the rename has
+    /// happened either way. The corresponding C functions are `open(O_DIRECTORY)` and `fsync`.
+    public static func syncDirectory(of path: String) {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard let fd = try? retryingEINTR({ open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }) else { return }
+        _ = fsync(fd)
+        Glibc.close(fd)
+    }
+
     /// Removes `path`. The corresponding C function is `unlink`.
     /// - Throws: `SystemError` naming the path.
     public static func remove(_ path: String) throws(SystemError) {

@@ -42,6 +42,40 @@ extension SystemTests {
             }
         }
 
+        @Test func writeAtomicallyReplacesWholeAndLeavesNoTemporaryFile() throws {
+            try withTemporaryDirectory { dir in
+                let path = dir + "/cells.json"
+                let temporary = path + ".tmp"
+                try Files.writeAtomically(Array("first\n".utf8), to: path, temporaryPath: temporary)
+                #expect(try Files.readFile(path, maxBytes: 100) == Array("first\n".utf8))
+                #expect(!Files.fileExists(temporary))
+                var st = stat()
+                #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o640 & ~currentUmask())
+                // A leftover temporary file (a crash mid-write) is truncated and reused.
+                let leftover = try Files.openForAppending(temporary)
+                try FD.writeAll(leftover.rawValue, Array(String(repeating: "x", count: 100).utf8))
+                _ = consume leftover
+                let identity = Files.identity(path)
+                try Files.writeAtomically(Array("second".utf8), to: path, temporaryPath: temporary)
+                #expect(try Files.readFile(path, maxBytes: 100) == Array("second".utf8))
+                #expect(Files.identity(path) != identity)  // a new file renamed over, not rewritten in place
+                #expect(!Files.fileExists(temporary))
+
+                // Failures name the step and the path, and leave the old file and no temporary one.
+                let missing = #expect(throws: SystemError.self) {
+                    try Files.writeAtomically([1], to: dir + "/none/cells.json", temporaryPath: dir + "/none/cells.json.tmp")
+                }
+                #expect(missing?.description == "cannot create \(dir)/none/cells.json.tmp: No such file or directory (errno 2)")
+                mkdir(dir + "/taken", 0o755)
+                let onFolder = #expect(throws: SystemError.self) {
+                    try Files.writeAtomically([1], to: dir + "/taken", temporaryPath: temporary)
+                }
+                #expect(onFolder?.description == "cannot rename \(temporary) to \(dir)/taken: Is a directory (errno 21)")
+                #expect(!Files.fileExists(temporary) && Files.isDirectory(dir + "/taken"))
+                #expect(try Files.readFile(path, maxBytes: 100) == Array("second".utf8))
+            }
+        }
+
         @Test func fileTypesAndContainment() throws {
             try withTemporaryDirectory { dir in
                 let scripts = dir + "/scripts"
@@ -91,4 +125,11 @@ extension SystemTests {
             #expect(rl.rlim_cur == rl.rlim_max)
         }
     }
+}
+
+/// The process's umask, read by setting it and putting it back.
+private func currentUmask() -> mode_t {
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
 }

@@ -136,6 +136,12 @@ wait_prop() {  # wait_prop NAME VALUE [tenths]: until the service property has V
   for _ in $(seq "${3:-100}"); do [ "$(prop "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1
 }
 journal_json() { IN journalctl -b --no-pager -o json _SYSTEMD_UNIT=tapgridd.service; }
+# One request line to the daemon as root, its reply line on stdout.
+req() {
+  IN timeout 20 /usr/bin/python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
+print(s.makefile().readline(), end="")' "$TAP_SOCK" "$1"
+}
 
 # 1. The socket unit listens, with the clients' group; the service waits for a connection.
 st=$(IN systemctl is-active tapgridd.socket); mode=$(IN stat -c '%A %U:%G' "$SOCK" 2>&1)
@@ -247,7 +253,13 @@ if [ "$MODE" = full ]; then
 else skipcheck "watchdog restart of a stopped main process"; fi
 
 # 8. systemctl stop ends cleanly; the socket stays (the daemon must not unlink systemd's socket)
-#    and the next connection starts the service again.
+#    and the next connection starts the service again. Cell state set just before the stop is
+#    written at shutdown to cells.json in the StateDirectory (the sandbox lets it write there)
+#    and is back after the restart.
+if [ "$MODE" = full ]; then
+  reply=$(req '{"op": "set", "layout": "home", "grid": "2/1", "text": "kept across restarts"}')
+  grep -q '"ok":true' <<<"$reply" || fail "set before the stop: $reply"
+fi
 # (legacy: the daemon never accepted the connection that started it, and that connection still
 # queued on systemd's socket would start the service again at once: stop the socket too.)
 STOP_UNITS=tapgridd.service; [ "$MODE" = legacy ] && STOP_UNITS="tapgridd.socket tapgridd.service"
@@ -259,6 +271,11 @@ if [ "$MODE" = full ]; then
   reply=$(tap 700 440); rc=$?
   if IN test -S "$SOCK" && [ $rc = 0 ] && wait_prop ActiveState active 50; then pass "socket kept across the stop; the next tap started the service again"
   else fail "after stop: socket present: $(IN test -S "$SOCK" && echo yes || echo no), tap rc $rc $reply, service $(prop ActiveState)"; fi
+  cells=$(IN cat /var/lib/tapgrid/cells.json 2>&1)
+  state=$(req '{"op": "layouts", "state": true}')
+  if grep -q '"2/1":{"text":"kept across restarts"' <<<"$cells" && grep -q '"path":"2/1",[^}]*"text":"kept across restarts"' <<<"$state"
+  then pass "cell state written to /var/lib/tapgrid/cells.json at the stop and restored after the restart"
+  else fail "cell state across the restart: cells.json: $cells; layouts: ${state:0:300}"; fi
   IN timeout 30 systemctl stop tapgridd.service 2>/dev/null
 else skipcheck "socket kept across a stop and re-activation"; fi
 

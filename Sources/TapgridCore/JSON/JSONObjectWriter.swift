@@ -61,6 +61,11 @@ public struct JSONObjectWriter: Sendable {
         JSONWriter.appendStatic(value ? "true" : "false", to: &out)
     }
 
+    /// `"key": true`, `false`, or `null` for nil.
+    public mutating func bool(_ key: String, _ value: Bool?) {
+        if let value { bool(key, value) } else { null(key) }
+    }
+
     /// `"key": null`.
     public mutating func null(_ key: String) {
         self.key(key)

@@ -91,6 +91,7 @@ final class Daemon: LoopHandler, DaemonControl {
     func run() -> Int32 {
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
         manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
+        defer { loop.releaseOwners() }
         do throws(Errno) {
             try loop.run { lifecycle.phase == .stopped }
         } catch {

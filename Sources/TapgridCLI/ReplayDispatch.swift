@@ -58,7 +58,7 @@ struct ReplayDispatch {
         var offset = 0.0
         for (number, line) in LineFramer.lines(of: bytes) {
             switch EventRecord.read(line) {
-            case nil, .success(.event)?, .success(.touch)?:
+            case nil, .success(.event)?, .success(.touch)?, .success(.state)?:
                 // Contact events are not re-sent: their taps (class and all) go as plain taps.
                 continue
             case .failure(let error)?:

@@ -2,38 +2,52 @@
 /// them too), written by `JSONObjectWriter`.
 public enum ReplayReport: Sendable, Equatable {
     /// What a tap resolved to, as compared: `{"hit": "0/1", "tag": 3, "actionData": "x", "handler": "h"}`,
-    /// then `"problem"` when it could not be replayed.
+    /// then `"active"` where a toggle is involved and `"disabled"` where a disabled grid is (see
+    /// `differs`), and `"problem"` when it could not be replayed.
     public struct Resolution: Sendable, Equatable {
         public var hit: String?
         public var tag: Int64?
         public var actionData: JSONValue
         public var handler: String?
         public var problem: String?
+        /// A toggle grid's `active` after the tap; nil when the grid does not toggle.
+        public var active: Bool?
+        /// The grid's state refused the tap (outcome `disabled`).
+        public var disabled: Bool
 
-        public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?) {
+        public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?,
+                    active: Bool? = nil, disabled: Bool = false) {
             self.hit = hit
             self.tag = tag
             self.actionData = actionData
             self.handler = handler
             self.problem = problem
+            self.active = active
+            self.disabled = disabled
         }
 
-        var object: JSONObjectWriter {
+        /// - Parameters: withActive, withDisabled: whether to write `"active"` (null when nil)
+        ///   and `"disabled"`.
+        func object(withActive: Bool, withDisabled: Bool) -> JSONObjectWriter {
             var object = JSONObjectWriter(.spaced)
             object.string("hit", hit)
             object.int("tag", tag)
             object.value("actionData", actionData)
             object.string("handler", handler)
+            if withActive { object.value("active", active.map { .bool($0) } ?? .null) }
+            if withDisabled { object.bool("disabled", disabled) }
             if let problem { object.string("problem", problem) }
             return object
         }
     }
 
     /// A recorded tap that replays differently: `{"line": 11, "seq": 8, "x": 250, "y": 50,
-    /// "layout": "home", "recorded": {...}, "replayed": {...}}`.
+    /// "layout": "home", "recorded": {...}, "replayed": {...}}`. Both sides carry `"active"` when
+    /// either has one (a toggle grid: the record carries it), and `"disabled"` when either was.
     case differs(line: Int, record: TapRecord, recorded: Resolution, replayed: Resolution)
     /// A tap the replay fired that the log does not have: `{"line": null, "seq": null, "x": ..,
-    /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`.
+    /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`,
+    /// with `"active"` when it flipped a toggle and `"disabled": true` when a disabled grid refused it.
     case replayOnly(TapRecord)
     /// `{"line": 4, "unreadable": "not JSON (...)"}`.
     case unreadable(line: Int, message: String)
@@ -45,8 +59,10 @@ public enum ReplayReport: Sendable, Equatable {
         switch self {
         case .differs(let line, let record, let recorded, let replayed):
             object.tapHead(line: line, record)
-            object.object("recorded", recorded.object)
-            object.object("replayed", replayed.object)
+            let withActive = recorded.active != nil || replayed.active != nil
+            let withDisabled = recorded.disabled || replayed.disabled
+            object.object("recorded", recorded.object(withActive: withActive, withDisabled: withDisabled))
+            object.object("replayed", replayed.object(withActive: withActive, withDisabled: withDisabled))
         case .replayOnly(let record):
             object.null("line")
             object.null("seq")
@@ -58,6 +74,8 @@ public enum ReplayReport: Sendable, Equatable {
                 replayed.string("class", record.tapClass ?? "tap")
                 replayed.string("hit", record.hit)
                 replayed.string("handler", record.handler)
+                if let active = record.active { replayed.bool("active", active) }
+                if record.outcome == Outcome.disabled.name.description { replayed.bool("disabled", true) }
             }
         case .unreadable(let line, let message):
             object.int("line", line)

@@ -118,6 +118,21 @@ import Testing
             == .failure(.init(#"not a state record ("enabled" is a string, not true, false or null)"#)))
     }
 
+    /// A state record as the `set` that recreates it (`replay --dispatch`): every key, null for
+    /// the cleared ones, read back by the daemon's own reader to the same change.
+    @Test func setRequestsFromStateRecords() throws {
+        let state = RecordedState(seq: "5", layout: "panel", grid: "0/2", state: CellState(text: "42 %", valueJSON: #"{"n":[1,2]}"#, enabled: false), source: "socket")
+        let line = state.request.line
+        #expect(String(decoding: line, as: UTF8.self) == #"{"op":"set","layout":"panel","grid":"0/2","text":"42 %","active":null,"value":{"n":[1,2]},"enabled":false}"# + "\n")
+        let object = try JSONParser.parse(Array(line.dropLast()), lenient: false)
+        #expect(try ControlRequest.set(object).get() == state.request)
+        #expect(RequestScanner.scan(Array(line.dropLast())).map(\.op) == .success(.set))
+        // Keys kept are left out, a current-layout set names none.
+        let partial = ControlRequest.Set(layout: nil, grid: "lamp", change: CellChange(active: .set(true)))
+        #expect(String(decoding: partial.json, as: UTF8.self) == #"{"op":"set","grid":"lamp","active":true}"#)
+        #expect(try ControlRequest.set(JSONParser.parse(partial.json, lenient: false)).get() == partial)
+    }
+
     @Test func childExitRecords() {
         let out = ByteBuffer(capacity: 64)
         ChildExitRecord.write(seq: 4, status: nil, signal: "SIGKILL", timedOut: true, durationMs: 30, into: out)

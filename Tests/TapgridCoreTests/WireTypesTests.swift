@@ -106,8 +106,11 @@ import Testing
             == #"{"line": 2, "seq": 8, "x": 250, "y": 50.5, "layout": "home", "error": {"code":"busy","message":"m"}}"#)
         #expect(DispatchReport.error(line: 2, record: record, .unexpected(code: "not_json", message: "the daemon answered x")).json
             == #"{"line": 2, "seq": 8, "x": 250, "y": 50.5, "layout": "home", "error": {"code": "not_json", "message": "the daemon answered x"}}"#)
-        #expect(DispatchReport.summary(taps: 3, outcomes: [("dispatched", 2), ("miss", 1)], errors: 0, notLogged: 1, unreadable: 0).json
-            == #"{"taps": 3, "outcomes": {"dispatched": 2, "miss": 1}, "errors": 0, "notLogged": 1, "unreadable": 0}"#)
+        #expect(DispatchReport.summary(taps: 3, sets: 1, outcomes: [("dispatched", 2), ("miss", 1)], errors: 0, notLogged: 1, unreadable: 0).json
+            == #"{"taps": 3, "sets": 1, "outcomes": {"dispatched": 2, "miss": 1}, "errors": 0, "notLogged": 1, "unreadable": 0}"#)
+        let state = RecordedState(seq: "5", layout: "panel", grid: "2", state: CellState(enabled: false), source: "socket")
+        #expect(DispatchReport.setError(line: 7, state: state, .reply(error)).json
+            == #"{"line": 7, "seq": 5, "event": "state", "layout": "panel", "grid": "2", "error": {"code":"busy","message":"m"}}"#)
     }
 
     /// `active` on both sides when either has one (null where the grid does not toggle);

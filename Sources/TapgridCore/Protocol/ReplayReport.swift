@@ -101,25 +101,30 @@ public enum DispatchReport: Sendable, Equatable {
 
     /// `{"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings", "error": {...}}`.
     case error(line: Int, record: TapRecord, Problem)
-    /// The last line: `{"taps": 11, "outcomes": {"dispatched": 5, ...}, "errors": 2, "notLogged": 0,
-    /// "unreadable": 0}`, the outcomes in the order given.
-    case summary(taps: Int, outcomes: [(name: String, count: Int)], errors: Int, notLogged: Int, unreadable: Int)
+    /// A `set` refused: `{"line": 5, "seq": 4, "event": "state", "layout": "panel", "grid": "2",
+    /// "error": {...}}` (the state record's own names).
+    case setError(line: Int, state: RecordedState, Problem)
+    /// The last line: `{"taps": 11, "sets": 2, "outcomes": {"dispatched": 5, ...}, "errors": 2,
+    /// "notLogged": 0, "unreadable": 0}`, the outcomes in the order given (`sets`: the state
+    /// records sent as `set`s).
+    case summary(taps: Int, sets: Int, outcomes: [(name: String, count: Int)], errors: Int, notLogged: Int, unreadable: Int)
 
     public var json: String {
         var object = JSONObjectWriter(.spaced)
         switch self {
         case .error(let line, let record, let problem):
             object.tapHead(line: line, record)
-            switch problem {
-            case .reply(let error): object.value("error", error)
-            case .unexpected(let code, let message):
-                object.object("error") { error in
-                    error.string("code", code)
-                    error.string("message", message)
-                }
-            }
-        case .summary(let taps, let outcomes, let errors, let notLogged, let unreadable):
+            object.problem(problem)
+        case .setError(let line, let state, let problem):
+            object.int("line", line)
+            object.json("seq", state.seq)
+            object.string("event", "state")
+            object.string("layout", state.layout)
+            object.string("grid", state.grid)
+            object.problem(problem)
+        case .summary(let taps, let sets, let outcomes, let errors, let notLogged, let unreadable):
             object.int("taps", taps)
+            object.int("sets", sets)
             object.object("outcomes") { counts in
                 for outcome in outcomes { counts.int(outcome.name, outcome.count) }
             }
@@ -134,6 +139,18 @@ public enum DispatchReport: Sendable, Equatable {
 }
 
 extension JSONObjectWriter {
+    /// `"error": {...}`: the daemon's, or one for a reply that is not what the protocol promises.
+    mutating func problem(_ problem: DispatchReport.Problem) {
+        switch problem {
+        case .reply(let error): value("error", error)
+        case .unexpected(let code, let message):
+            object("error") { error in
+                error.string("code", code)
+                error.string("message", message)
+            }
+        }
+    }
+
     /// `"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings"`: which recorded tap a line is about.
     mutating func tapHead(line: Int, _ record: TapRecord) {
         int("line", line)

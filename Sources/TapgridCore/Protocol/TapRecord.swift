@@ -128,6 +128,15 @@ public struct RecordedState: Sendable, Equatable {
     /// toggle's flip (`source` `toggle`) is not: replay flips toggles itself.
     public var isSet: Bool { source != StateRecord.Source.toggle.rawValue }
 
+    /// The `set` that leaves the grid in this state whatever it was before: every key given, null
+    /// for the cleared ones (what `replay --dispatch` sends).
+    public var request: ControlRequest.Set {
+        func field<Value>(_ value: Value?) -> CellField<Value> { value.map { .set($0) } ?? .clear }
+        return ControlRequest.Set(
+            layout: layout, grid: grid,
+            change: CellChange(text: field(state.text), active: field(state.active), valueJSON: field(state.valueJSON),
+                               enabled: field(state.enabled)))
+    }
 }
 
 /// A contact event's record: `{"time":...,"run":...,"event":"touch","phase":"down","slot":0,

@@ -49,7 +49,7 @@ struct ReplayDispatch {
         var request: [UInt8] {
             switch record {
             case .tap(let tap): return ReplayCommand.request(.tap, tap).line
-            case .set(let state): return state.request.line
+            case .set(let state): return state.request.json + [0x0A]
             }
         }
     }

@@ -122,7 +122,7 @@ import Testing
     /// the cleared ones, read back by the daemon's own reader to the same change.
     @Test func setRequestsFromStateRecords() throws {
         let state = RecordedState(seq: "5", layout: "panel", grid: "0/2", state: CellState(text: "42 %", valueJSON: #"{"n":[1,2]}"#, enabled: false), source: "socket")
-        let line = state.request.line
+        let line = state.request.json + [0x0A]
         #expect(String(decoding: line, as: UTF8.self) == #"{"op":"set","layout":"panel","grid":"0/2","text":"42 %","active":null,"value":{"n":[1,2]},"enabled":false}"# + "\n")
         let object = try JSONParser.parse(Array(line.dropLast()), lenient: false)
         #expect(try ControlRequest.set(object).get() == state.request)

@@ -36,39 +36,39 @@ extension Request {
 
     /// `json` and its `\n`: a line to send.
     public var line: [UInt8] { json + [0x0A] }
+
 }
 
 extension ControlRequest.Set {
-    /// The request as one compact line without its `\n`, written by `JSONObjectWriter`:
-    /// `{"op":"set","layout":"home","grid":"0/1","text":"42 %","active":true,"value":42,"enabled":null}`,
-    /// members in that order; `layout` only when named, a key kept left out, a key cleared null.
-    /// `ControlRequest.set` reads it back.
+    /// The request as one compact line without its `\n`:
+    /// `{"op":"set","layout":"home","grid":"volume","text":"42 %","active":true,"value":42,"enabled":false}`,
+    /// `layout` only when set, then each key the change touches (`null` for one it clears), in that
+    /// order; what `ControlRequest.set` reads back.
     public var json: [UInt8] {
         var object = JSONObjectWriter(.compact)
         object.string("op", Request.Op.set.name)
         if let layout { object.string("layout", layout) }
         object.string("grid", grid)
-        if let text = change.text.given { object.string("text", text) }
-        if let active = change.active.given { object.value("active", active.map(JSONValue.bool) ?? .null) }
-        if let value = change.valueJSON.given {
-            if let value { object.json("value", value) } else { object.null("value") }
+        switch change.text {
+        case .keep: break
+        case .clear: object.null("text")
+        case .set(let text): object.string("text", text)
         }
-        if let enabled = change.enabled.given { object.value("enabled", enabled.map(JSONValue.bool) ?? .null) }
+        Self.write("active", change.active, to: &object)
+        switch change.valueJSON {
+        case .keep: break
+        case .clear: object.null("value")
+        case .set(let text): object.json("value", text)
+        }
+        Self.write("enabled", change.enabled, to: &object)
         return object.bytes
     }
 
-    /// `json` and its `\n`: a line to send.
-    public var line: [UInt8] { json + [0x0A] }
-}
-
-extension CellField {
-    /// What a request carries for the key: nil when it is kept (left out), `.some(nil)` when it is
-    /// cleared (`null`), else the new value.
-    var given: Value?? {
-        switch self {
-        case .keep: return nil
-        case .clear: return .some(nil)
-        case .set(let value): return value
+    private static func write(_ key: String, _ field: CellField<Bool>, to object: inout JSONObjectWriter) {
+        switch field {
+        case .keep: break
+        case .clear: object.null(key)
+        case .set(let flag): object.bool(key, flag)
         }
     }
 }

@@ -18,6 +18,10 @@ struct ReplayCommand {
         var problem: String?
         /// The class of a tap from a touch contact; nil for tap requests.
         var tapClass: String? = nil
+        /// A toggle grid's `active` after the tap flipped it; nil when the grid does not toggle.
+        var active: Bool? = nil
+        /// The grid's state refused the tap (outcome `disabled`): compared with being routed.
+        var disabled = false
     }
 
     static let maxEventsBytes = 1 << 30
@@ -31,7 +35,7 @@ struct ReplayCommand {
             return TapgridCLIMain.failure
         }
         if options.dispatch { return ReplayDispatch(console: console).run(options, events: bytes) }
-        var engine: TapEngine? = nil
+        var replay: OfflineReplay? = nil
         var client: DaemonClient? = nil
         if let socket = options.socket {
             do {
@@ -48,21 +52,31 @@ struct ReplayCommand {
                 for error in diagnostics.errors { console.error(error.description) }
                 return TapgridCLIMain.failure
             }
-            // The daemon's own engine: replay hit-tests and routes exactly as tapgridd would.
-            engine = TapEngine(config: config, generation: 1)
+            // The daemon's own engine: replay hit-tests, recognizes touch and keeps cell state
+            // exactly as tapgridd would.
+            replay = OfflineReplay(config: config)
         }
         var taps = 0, differ = 0, unreadable = 0
+        // Through a daemon, whose `hit` reads no cell state: the states the log's sets left, by
+        // layout and path, to tell which taps landed on a disabled grid.
+        var recordedStates: [GridKey: CellState] = [:]
         // Offline, touch records go through the recognizer again; the taps it fires are compared
         // with the recorded classed taps, in order, once the whole log is read.
-        var touchReplay = engine.map { TouchReplay(config: $0.active.config) }
-        var replayedTouchTaps: [TouchReplay.Fired] = []
+        var replayedTouchTaps: [OfflineReplay.Fired] = []
         var recordedTouchTaps: [(line: Int, press: Int?, record: TapRecord)] = []
         for (number, line) in LineFramer.lines(of: bytes) {
             let record: TapRecord
             switch EventRecord.read(line) {
             case nil, .success(.event)?: continue
             case .success(.touch(let touch))?:
-                if touchReplay != nil { replayedTouchTaps += touchReplay!.feed(touch) }
+                if replay != nil { replayedTouchTaps += replay!.feed(touch) }
+                continue
+            case .success(.state(let state))?:
+                if replay != nil {
+                    replay!.apply(state)
+                } else if state.isSet {
+                    recordedStates[GridKey(layout: state.layout, path: state.grid)] = state.state
+                }
                 continue
             case .failure(let error)?:
                 unreadable += 1
@@ -71,22 +85,28 @@ struct ReplayCommand {
             case .success(.tap(let tap))?: record = tap
             }
             taps += 1
-            if record.tapClass != nil, let touchReplay {
-                recordedTouchTaps.append((number, touchReplay.press(of: record), record))
+            if record.tapClass != nil, let replay {
+                recordedTouchTaps.append((number, replay.press(of: record), record))
                 continue
             }
             var now: Outcome
-            if let engine {
-                now = ReplayCommand.replayOffline(record, engine: engine)
+            if replay != nil {
+                now = replay!.tap(record).map(Outcome.init) ?? Outcome(problem: Self.layoutGone(record.layout))
             } else {
                 now = replayOnline(record, client: &client!)
+                if now.problem == "connection lost" {
+                    console.error("the daemon closed the connection at line \(number)")
+                    return TapgridCLIMain.unavailable
+                }
                 // The daemon's `hit` knows no classes: a classed tap is compared on its grid (and,
                 // for a `tap`, its handler); `--config` replays the classes themselves.
                 now.tapClass = record.tapClass
                 if let tapClass = record.tapClass, tapClass != "tap", now.problem == nil { now.handler = record.handler }
-                if now.problem == "connection lost" {
-                    console.error("the daemon closed the connection at line \(number)")
-                    return TapgridCLIMain.unavailable
+                // Nor does it toggle, or know which grids do: `active` is compared offline only.
+                // Whether the grid was disabled follows from the recorded sets.
+                now.active = record.active
+                if let hit = now.hit, now.problem == nil {
+                    now.disabled = recordedStates[GridKey(layout: record.layout, path: hit)]?.isDisabled ?? false
                 }
             }
             let recorded = Outcome(record)
@@ -95,8 +115,8 @@ struct ReplayCommand {
                 report(record, line: number, now: now, json: options.json)
             }
         }
-        if var touchReplay {
-            replayedTouchTaps += touchReplay.finish()
+        if var replay {
+            replayedTouchTaps += replay.finish()
             differ += compareTouchTaps(recorded: recordedTouchTaps, replayed: replayedTouchTaps, json: options.json)
             taps += max(0, replayedTouchTaps.count - recordedTouchTaps.count)
         }
@@ -108,23 +128,14 @@ struct ReplayCommand {
         return differ == 0 && unreadable == 0 ? TapgridCLIMain.success : TapgridCLIMain.failure
     }
 
+    /// A grid by layout name and path, as state records name it.
+    struct GridKey: Hashable {
+        var layout: String
+        var path: String
+    }
+
     /// What a tap whose recorded layout is not in the config (or the daemon) any more replays to.
     static func layoutGone(_ layout: String) -> String { "layout \(jsonEscaped(layout)) no longer exists" }
-
-    /// The tap hit-tested and routed again through the engine (as a `hit` request would be).
-    static func replayOffline(_ record: TapRecord, engine: TapEngine) -> Outcome {
-        guard let layout = engine.layoutIndex(for: record.layout) else {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: layoutGone(record.layout))
-        }
-        let decision = engine.check(layout: layout, x: record.x, y: record.y)
-        guard let target = decision.target, let info = engine.info(of: decision) else {
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil)
-        }
-        let tree = engine.active.layouts[layout].tree
-        return Outcome(
-            hit: tree.path(of: target.grid), tag: info.tag != 0 ? info.tag : nil,
-            actionData: info.actionData ?? .null, handler: engine.active.config.handlerName(target.handler))
-    }
 
     /// `{"op":"hit","x":120,"y":340,"layout":"home"}`: a recorded tap as a request (`hit` to
     /// compare, `tap` for `--dispatch`), always naming the layout it was recorded on.
@@ -135,13 +146,13 @@ struct ReplayCommand {
     func replayOnline(_ record: TapRecord, client: inout DaemonClient) -> Outcome {
         guard (try? client.send(Self.request(.hit, record).line)) != nil, let line = try? client.readLine(),
             let reply = try? DaemonReply.read(line)
-        else { return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "connection lost") }
+        else { return Outcome(problem: "connection lost") }
         switch reply {
         case .error(let error):
             // The daemon's message lists its layouts; offline replay cannot say more than that the
             // layout is gone, and both must print the same line for the same log and config.
             let problem = error.isUnknownLayout ? Self.layoutGone(record.layout) : HumanReply.text(error.value["message"])
-            return Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: problem)
+            return Outcome(problem: problem)
         case .ok(let value):
             let tap = TapReply(value)
             var outcome = Outcome(hit: nil, tag: nil, actionData: .null, handler: tap.handler)
@@ -164,13 +175,13 @@ struct ReplayCommand {
     /// press in order); a recorded tap the replay did not fire and a replayed tap the log does
     /// not have are differences too.
     /// - Returns: how many differ.
-    func compareTouchTaps(recorded: [(line: Int, press: Int?, record: TapRecord)], replayed: [TouchReplay.Fired], json: Bool) -> Int {
+    func compareTouchTaps(recorded: [(line: Int, press: Int?, record: TapRecord)], replayed: [OfflineReplay.Fired], json: Bool) -> Int {
         var differ = 0
         var replayedByPress: [Int: [TapRecord]] = [:]
         for fired in replayed { replayedByPress[fired.press, default: []].append(fired.record) }
         var used: [Int: Int] = [:]
         for (line, press, record) in recorded {
-            var now = Outcome(hit: nil, tag: nil, actionData: .null, handler: nil, problem: "no tap in the replay")
+            var now = Outcome(problem: "no tap in the replay")
             if let press, let taps = replayedByPress[press], used[press, default: 0] < taps.count {
                 let tap = taps[used[press, default: 0]]
                 used[press, default: 0] += 1
@@ -188,8 +199,10 @@ struct ReplayCommand {
                 if json {
                     console.line(ReplayReport.replayOnly(extra).json)
                 } else {
-                    console.line("replay only (\(formatNumber(extra.x)), \(formatNumber(extra.y))) \(extra.layout): no tap -> \(describe(Outcome(extra)))"
-                        + (extra.handler.map { ", handler \($0)" } ?? ""))
+                    let tap = Outcome(extra)
+                    console.line("replay only (\(formatNumber(extra.x)), \(formatNumber(extra.y))) \(extra.layout): no tap -> \(describe(tap))"
+                        + (extra.handler.map { ", handler \($0)" } ?? "") + (tap.active.map { ", active \(Self.describe($0))" } ?? "")
+                        + (tap.disabled ? ", disabled" : ""))
                 }
             }
         }
@@ -212,8 +225,13 @@ struct ReplayCommand {
             ? describe(was) : "\(describe(was)) -> \(describe(now))"
         if was.actionData != now.actionData { text += ", actionData \(was.actionData.compactJSON) -> \(now.actionData.compactJSON)" }
         if was.handler != now.handler { text += ", handler \(was.handler ?? "none") -> \(now.handler ?? "none")" }
+        if was.active != now.active { text += ", active \(Self.describe(was.active)) -> \(Self.describe(now.active))" }
+        if was.disabled != now.disabled { text += was.disabled ? ", disabled -> enabled" : ", enabled -> disabled" }
         console.line(text)
     }
+
+    /// A toggle's `active` for people: `true`, `false`, `none` (the grid does not toggle).
+    static func describe(_ active: Bool?) -> String { active.map { $0 ? "true" : "false" } ?? "none" }
 
     /// `line 12 seq 9 (300, 100) settings: `: which recorded tap a line for people is about.
     static func prefix(line: Int, _ record: TapRecord) -> String {
@@ -233,11 +251,15 @@ extension ReplayCommand.Outcome {
     /// What the record says the tap resolved to.
     init(_ record: TapRecord) {
         self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler,
-                  tapClass: record.tapClass)
+                  tapClass: record.tapClass, active: record.active, disabled: record.outcome == TapgridCore.Outcome.disabled.name.description)
     }
+
+    /// A tap that could not be replayed.
+    init(problem: String) { self.init(hit: nil, tag: nil, actionData: .null, handler: nil, problem: problem) }
 
     /// The fields `--json` prints.
     var resolution: ReplayReport.Resolution {
-        ReplayReport.Resolution(hit: hit, tag: tag, actionData: actionData, handler: handler, problem: problem)
+        ReplayReport.Resolution(hit: hit, tag: tag, actionData: actionData, handler: handler, problem: problem,
+                                active: active, disabled: disabled)
     }
 }

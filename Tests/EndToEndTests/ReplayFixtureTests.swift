@@ -10,7 +10,7 @@ import TapgridTestSupport
 enum ReplayFixtures {
     static let folder = packageRoot.appendingPathComponent("Tests/Fixtures/replay").path
     /// Every fixture: `NAME.jsonl`, recorded under `NAME.json`.
-    static let names = ["handlers", "refusals", "debounce", "torn", "touch"]
+    static let names = ["handlers", "refusals", "debounce", "torn", "touch", "cells"]
 
     static func events(_ name: String) -> String { "\(folder)/\(name).jsonl" }
     /// A config by its path under the fixtures folder: `handlers.json`, `changed/handlers-swapped.json`.
@@ -31,10 +31,15 @@ enum ReplayFixtures {
     }
 
     /// The tap records of a log as objects (unreadable lines left out).
-    static func tapRecords(_ path: String) -> [JSONValue] {
+    static func tapRecords(_ path: String) -> [JSONValue] { records(path) { $0["event"] == nil } }
+
+    /// The state records of a log as objects.
+    static func stateRecords(_ path: String) -> [JSONValue] { records(path) { $0["event"] == .string("state") } }
+
+    static func records(_ path: String, where wanted: (JSONValue) -> Bool) -> [JSONValue] {
         let bytes = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
         return LineFramer.lines(of: bytes).compactMap { _, line in
-            guard let record = try? JSONParser.parse(Array(line), lenient: false), record["event"] == nil else { return nil }
+            guard let record = try? JSONParser.parse(Array(line), lenient: false), wanted(record) else { return nil }
             return record
         }
     }
@@ -61,6 +66,7 @@ extension EndToEnd {
             ("refusals", "refusals.json", 0, "7 taps, 0 differ\n"),
             ("debounce", "debounce.json", 0, "9 taps, 0 differ\n"),
             ("touch", "touch.json", 0, "8 taps, 0 differ\n"),
+            ("cells", "cells.json", 0, "10 taps, 0 differ\n"),
             ("torn", "torn.json", 1, """
                 line 8: unreadable: not JSON (1:188: unterminated string)
                 7 taps, 0 differ, 1 unreadable
@@ -112,9 +118,21 @@ extension EndToEnd {
                 """),
         ]
 
+        /// The sets name grids by path: with "remove" narrower, the taps at x 250 land on "label",
+        /// which no set disabled (through a daemon, whose `hit` reads no state, the recorded sets
+        /// say the same).
+        static let cellCases: [(String, String, Int32, String)] = [
+            ("cells", "changed/cells-narrower-remove.json", 1, """
+                line 9 seq 6 (250, 50) panel: 2 tag 3 -> 3 tag 4, actionData "last item" -> null, handler audit -> none, disabled -> enabled
+                line 20 seq 11 (250, 50) panel: 2 tag 3 -> 3 tag 4, actionData "last item" -> null, handler audit -> none
+                10 taps, 2 differ
+
+                """),
+        ]
+
         /// Offline and through a daemon running the same config: the expected text, both alike,
         /// and the daemon neither dispatched nor logged anything (hit requests).
-        @Test(arguments: cases)
+        @Test(arguments: cases + cellCases)
         func replaysOfflineAndLiveAlike(fixture: String, config: String, code: Int32, expected: String) throws {
             let events = ReplayFixtures.events(fixture)
             let offline = try tapgrid(["replay", events, "--config", ReplayFixtures.config(config)])
@@ -149,6 +167,40 @@ extension EndToEnd {
             #expect(result.code == 1)
         }
 
+        /// Offline, the replay flips toggles itself: with the toggle moved from "lamp" to "remove",
+        /// the lamp's taps carry an `active` the replay does not have and the routed tap on
+        /// "remove" gains one (the disabled one flips nothing). Through a daemon, whose `hit` does
+        /// not toggle, `active` is not compared: the same log compares clean.
+        @Test func aMovedToggleShowsOfflineOnly() throws {
+            let events = ReplayFixtures.events("cells")
+            let config = "changed/cells-toggle-moved.json"
+            let offline = try tapgrid(["replay", events, "--config", ReplayFixtures.config(config)])
+            #expect(offline.out == """
+                line 2 seq 1 (50, 50) panel: 0 tag 1, active true -> none
+                line 4 seq 2 (50, 50) panel: 0 tag 1, active false -> none
+                line 7 seq 4 (50, 50) panel: 0 tag 1, active false -> none
+                line 20 seq 11 (250, 50) panel: 2 tag 3, active none -> true
+                10 taps, 4 differ
+
+                """)
+            #expect(offline.code == 1)
+            let json = try tapgrid(["replay", events, "--config", ReplayFixtures.config(config), "--json"])
+            #expect(json.out == """
+                {"line": 2, "seq": 1, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": true}, "replayed": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": null}}
+                {"line": 4, "seq": 2, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": false}, "replayed": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": null}}
+                {"line": 7, "seq": 4, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": false}, "replayed": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": null}}
+                {"line": 20, "seq": 11, "x": 250, "y": 50, "layout": "panel", "recorded": {"hit": "2", "tag": 3, "actionData": "last item", "handler": "audit", "active": null}, "replayed": {"hit": "2", "tag": 3, "actionData": "last item", "handler": "audit", "active": true}}
+                {"taps": 10, "differ": 4, "unreadable": 0}
+
+                """)
+            let daemon = try ReplayFixtures.daemon(config)
+            let live = try tapgrid(["replay", events, "--socket", daemon.socketPath])
+            #expect(live.out == "10 taps, 0 differ\n")
+            #expect(live.code == 0)
+            #expect(try daemon.stop() == 0)
+            #expect(try daemon.eventRecords().isEmpty)
+        }
+
         /// `--json` too: one object per difference and the summary, the same offline and live.
         @Test func jsonOfflineAndLiveAlike() throws {
             let events = ReplayFixtures.events("handlers")
@@ -169,7 +221,8 @@ extension EndToEnd {
         }
 
         /// The fixtures together hold what the replay tests rely on: every handler type dispatched,
-        /// every outcome, layout switches, debounce and a torn last line. A re-recording that lost
+        /// every outcome, layout switches, debounce, state set and toggled (by tap requests and a
+        /// contact) and a torn last line. A re-recording that lost
         /// one of them fails here, not silently in coverage.
         @Test func fixturesCoverEveryHandlerAndOutcome() throws {
             var outcomes: Set<String> = []
@@ -177,6 +230,8 @@ extension EndToEnd {
             var switches = 0
             var torn: [String] = []
             var classes: Set<String> = []
+            var stateSources: Set<String> = []
+            var toggled: Set<String> = []
             for name in ReplayFixtures.names {
                 let config = try ReplayFixtures.json(ReplayFixtures.config(name + ".json"))
                 guard case .object(let handlers)? = config["handlers"] else {
@@ -190,12 +245,16 @@ extension EndToEnd {
                     outcomes.insert(outcome)
                     if let tapClass = record["class"]?.text { classes.insert(tapClass) }
                     if outcome == "dispatched", let handler = record["handler"]?.text { dispatchedTypes.insert(types[handler] ?? "") }
+                    if case .bool(let active)? = record["active"] { toggled.insert((record["class"]?.text ?? "request") + " \(active)") }
                 }
+                for state in ReplayFixtures.stateRecords(ReplayFixtures.events(name)) { stateSources.insert(state["source"]?.text ?? "") }
                 for (record, next) in zip(records, records.dropFirst()) where next["layout"] != record["layout"] { switches += 1 }
                 let bytes = FileManager.default.contents(atPath: ReplayFixtures.events(name)) ?? Data()
                 if bytes.last != UInt8(ascii: "\n") { torn.append(name) }
             }
-            #expect(outcomes == ["dispatched", "miss", "unrouted", "denied", "busy", "failed", "suppressed"])
+            #expect(outcomes == ["dispatched", "miss", "unrouted", "denied", "busy", "failed", "suppressed", "disabled"])
+            #expect(stateSources == ["socket", "toggle"])
+            #expect(toggled == ["request true", "request false", "tap true"])
             #expect(classes == ["tap", "long", "hold", "double"])
             #expect(dispatchedTypes == ["url", "script", "layout", "log"])
             #expect(switches >= 4)
@@ -207,14 +266,15 @@ extension EndToEnd {
         /// recorded ones but where spacing or the layout named matters: debounce suppresses more
         /// without the recorded pauses, and a tap naming its layout is not quieted by a switch.
         static let dispatchCases: [(String, String)] = [
-            ("handlers", "11 taps answered: dispatched 8, miss 2, unrouted 1, denied 0, busy 0, failed 0, suppressed 0\n"),
-            ("refusals", "7 taps answered: dispatched 3, miss 0, unrouted 0, denied 2, busy 1, failed 1, suppressed 0\n"),
-            ("debounce", "9 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 5\n"),
+            ("handlers", "11 taps answered: dispatched 8, miss 2, unrouted 1, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n"),
+            ("refusals", "7 taps answered: dispatched 3, miss 0, unrouted 0, denied 2, busy 1, failed 1, suppressed 0, disabled 0\n"),
+            ("debounce", "9 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 5, disabled 0\n"),
             ("torn", """
                 line 8: unreadable: not JSON (1:188: unterminated string)
-                7 taps answered: dispatched 5, miss 2, unrouted 0, denied 0, busy 0, failed 0, suppressed 0; 1 unreadable
+                7 taps answered: dispatched 5, miss 2, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 1 unreadable
 
                 """),
+            ("cells", "10 taps and 5 sets answered: dispatched 7, miss 0, unrouted 1, denied 0, busy 0, failed 0, suppressed 0, disabled 2\n"),
         ]
 
         @Test(arguments: dispatchCases)
@@ -231,6 +291,35 @@ extension EndToEnd {
             #expect(sent.map { [$0["layout"], $0["x"], $0["y"], $0["hit"]] } == recorded.map { [$0["layout"], $0["x"], $0["y"], $0["hit"]] })
         }
 
+        /// The recorded sets are sent again in their places: the daemon writes the same state
+        /// records for them, seq and all (sets and taps share the counter), and refuses the same
+        /// taps as disabled. The toggles it flips itself, on the taps: as recorded, except that the
+        /// long press on "fan", sent as a plain tap like every classed tap, flips it too.
+        @Test func dispatchResendsTheSets() throws {
+            let daemon = try ReplayFixtures.daemon("cells.json")
+            let result = try tapgrid(["replay", ReplayFixtures.events("cells"), "--dispatch", "--socket", daemon.socketPath, "--speed", "0", "--json"])
+            #expect(result.out == #"{"taps": 10, "sets": 5, "outcomes": {"dispatched": 7, "miss": 0, "unrouted": 1, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 2}, "errors": 0, "notLogged": 0, "unreadable": 0}"# + "\n")
+            #expect(result.code == 0)
+            #expect(try daemon.stop() == 0)
+            func sets(_ path: String) -> [[JSONValue?]] {
+                ReplayFixtures.stateRecords(path).filter { $0["source"] == .string("socket") }.map { record in
+                    ["seq", "layout", "grid", "text", "active", "value", "enabled"].map { record[$0] }
+                }
+            }
+            let recorded = ReplayFixtures.events("cells")
+            #expect(sets(daemon.eventLogPath) == sets(recorded))
+            #expect(sets(recorded).count == 5)
+            func taps(_ path: String) -> [String] {
+                ReplayFixtures.tapRecords(path).map { "\($0["seq"]?.compactJSON ?? "-") \($0["outcome"]?.text ?? "-") \($0["active"]?.compactJSON ?? "-")" }
+            }
+            var expected = taps(recorded)
+            #expect(expected[5] == "8 dispatched -")
+            #expect(expected[6] == "9 dispatched false")
+            expected[5] = "8 dispatched false"
+            expected[6] = "9 dispatched true"
+            #expect(taps(daemon.eventLogPath) == expected)
+        }
+
         /// At speed 1 the recorded pauses are kept, so debounce decides as it did while recording
         /// (the taps after a 2 s pause are dispatched again), and the run lasts as long as the
         /// recording did. Only the tap that a layout switch quieted differs: sent naming its layout,
@@ -240,7 +329,7 @@ extension EndToEnd {
             let started = Date()
             let result = try tapgrid(["replay", ReplayFixtures.events("debounce"), "--dispatch", "--socket", daemon.socketPath])
             let elapsed = Date().timeIntervalSince(started)
-            #expect(result.out == "9 taps answered: dispatched 6, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 3\n")
+            #expect(result.out == "9 taps answered: dispatched 6, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 3, disabled 0\n")
             #expect(result.code == 0)
             try daemon.stop()
             let recorded = ReplayFixtures.tapRecords(ReplayFixtures.events("debounce"))
@@ -279,7 +368,7 @@ extension EndToEnd {
             #expect(human.out == """
                 line 12 seq 9 (300, 100) settings: unknown_layout: unknown layout "settings"; the layouts are "home"
                 line 14 seq 10 (100, 100) settings: unknown_layout: unknown layout "settings"; the layouts are "home"
-                11 taps answered: dispatched 5, miss 2, unrouted 2, denied 0, busy 0, failed 0, suppressed 0; 2 errors
+                11 taps answered: dispatched 5, miss 2, unrouted 2, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 2 errors
 
                 """)
             #expect(human.code == 0)
@@ -287,7 +376,7 @@ extension EndToEnd {
             #expect(json.out == """
                 {"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings", "error": {"code":"unknown_layout","message":"unknown layout \\"settings\\"; the layouts are \\"home\\""}}
                 {"line": 14, "seq": 10, "x": 100, "y": 100, "layout": "settings", "error": {"code":"unknown_layout","message":"unknown layout \\"settings\\"; the layouts are \\"home\\""}}
-                {"taps": 11, "outcomes": {"dispatched": 5, "miss": 2, "unrouted": 2, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0}, "errors": 2, "notLogged": 0, "unreadable": 0}
+                {"taps": 11, "sets": 0, "outcomes": {"dispatched": 5, "miss": 2, "unrouted": 2, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 0}, "errors": 2, "notLogged": 0, "unreadable": 0}
 
                 """)
             #expect(json.code == 0)
@@ -297,7 +386,7 @@ extension EndToEnd {
         @Test func dispatchJSON() throws {
             let daemon = try ReplayFixtures.daemon("refusals.json")
             let result = try tapgrid(["replay", ReplayFixtures.events("refusals"), "--dispatch", "--socket", daemon.socketPath, "--speed", "0", "--json"])
-            #expect(result.out == #"{"taps": 7, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 2, "busy": 1, "failed": 1, "suppressed": 0}, "errors": 0, "notLogged": 0, "unreadable": 0}"# + "\n")
+            #expect(result.out == #"{"taps": 7, "sets": 0, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 2, "busy": 1, "failed": 1, "suppressed": 0, "disabled": 0}, "errors": 0, "notLogged": 0, "unreadable": 0}"# + "\n")
             #expect(result.code == 0)
         }
 

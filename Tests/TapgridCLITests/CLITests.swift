@@ -246,6 +246,57 @@ let otherLayout = #"{"cols": [{"size": 40, "tag": 1}, {"size": "fill", "tag": 2}
     }
 }
 
+/// Replay follows cell state: sets applied (an MQTT one too), toggles flipped by the replay itself,
+/// and `active` and `disabled` compared like the other fields.
+@Suite struct CellStateReplayTests {
+    static let recordedConfig = """
+        {"layouts": {"panel": {"width": 200, "height": 100, "grid": {"cols": [
+            {"name": "lamp", "size": 100, "tag": 1, "toggle": true}, {"name": "fan", "size": "fill", "tag": 2}]}}},
+         "handlers": {"audit": {"type": "log"}}, "routes": [{"tags": [1, 2], "handler": "audit"}]}
+        """
+    /// The lamp narrowed to 40 and no longer a toggle: x 50 lands on the fan, which a set disabled.
+    static let changedConfig = recordedConfig.replacingOccurrences(
+        of: #"{"name": "lamp", "size": 100, "tag": 1, "toggle": true}"#, with: #"{"name": "lamp", "size": 40, "tag": 1}"#)
+    static let events = """
+        {"seq":1,"event":"state","layout":"panel","grid":"1","text":null,"active":null,"value":null,"enabled":false,"source":"mqtt"}
+        {"seq":2,"event":"state","layout":"panel","grid":"0","text":null,"active":true,"value":null,"enabled":null,"source":"toggle"}
+        {"seq":2,"layout":"panel","x":50,"y":50,"hit":"0","tag":1,"actionData":null,"handler":"audit","outcome":"dispatched","active":true}
+        {"seq":3,"layout":"panel","x":150,"y":50,"hit":"1","tag":2,"actionData":null,"handler":"audit","outcome":"disabled"}
+        {"seq":4,"event":"state","layout":"panel","source":"socket"}
+        {"seq":5,"event":"state","layout":"panel","grid":"0","text":null,"active":false,"value":null,"enabled":null,"source":"toggle"}
+        {"seq":5,"layout":"panel","x":50,"y":50,"hit":"0","tag":1,"actionData":null,"handler":"audit","outcome":"dispatched","active":false}
+
+        """
+
+    @Test func theRecordedConfigReplaysClean() throws {
+        let dir = try folder(["recorded.json": Self.recordedConfig, "e.jsonl": Self.events])
+        defer { removeTempDir(dir) }
+        let result = run(["replay", dir + "/e.jsonl", "--config", dir + "/recorded.json"])
+        #expect(result.out == """
+            line 5: unreadable: not a state record (needs layout, grid, source and seq)
+            3 taps, 0 differ, 1 unreadable
+
+            """)
+        #expect(result.code == 1)
+    }
+
+    @Test func aChangedConfigShowsActiveAndDisabledDifferences() throws {
+        let dir = try folder(["changed.json": Self.changedConfig, "e.jsonl": Self.events])
+        defer { removeTempDir(dir) }
+        let text = run(["replay", dir + "/e.jsonl", "--config", dir + "/changed.json"])
+        #expect(text.out == """
+            line 3 seq 2 (50, 50) panel: 0 tag 1 -> 1 tag 2, active true -> none, enabled -> disabled
+            line 5: unreadable: not a state record (needs layout, grid, source and seq)
+            line 7 seq 5 (50, 50) panel: 0 tag 1 -> 1 tag 2, active false -> none, enabled -> disabled
+            3 taps, 2 differ, 1 unreadable
+
+            """)
+        #expect(text.code == 1)
+        let json = run(["replay", dir + "/e.jsonl", "--config", dir + "/changed.json", "--json"])
+        #expect(json.out.split(separator: "\n").first == #"{"line": 3, "seq": 2, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": true, "disabled": false}, "replayed": {"hit": "1", "tag": 2, "actionData": null, "handler": "audit", "active": null, "disabled": true}}"#)
+    }
+}
+
 @Suite struct LimitTests {
     @Test func aTreeFarPastTheDepthLimitNamesTheLimit() throws {
         var grid = #"{"tag": 1}"#

@@ -120,7 +120,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon(answerWhenQuiet: true)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
-        #expect(result.out == "200 taps answered: dispatched 0, miss 200, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "200 taps answered: dispatched 0, miss 200, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         #expect(result.err == "")
         #expect(result.code == 0)
         let state = daemon.state.withLock { $0 }
@@ -170,7 +170,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: true)
         daemon.finish()
-        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         // Drawn once a second has passed (after the second tap, due at 0.7 s, unless the machine
         // is slow), each time over the last, then erased: no newline.
         let drawn = result.err.split(separator: "\r\u{1B}[K", omittingEmptySubsequences: false)
@@ -191,7 +191,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: false)
         daemon.finish()
         #expect(result.err == "")
-        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
     }
 
     /// A daemon that goes away mid-run: how far it got, exit 69 (not reachable any more).
@@ -216,11 +216,92 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         }
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--json"])
         daemon.finish()
-        #expect(result.out == #"{"taps": 4, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "deferred": 1}, "errors": 0, "notLogged": 3, "unreadable": 0}"# + "\n")
+        #expect(result.out == #"{"taps": 4, "sets": 0, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 0, "deferred": 1}, "errors": 0, "notLogged": 3, "unreadable": 0}"# + "\n")
         let human = try FakeDaemon { n, _ in #"{"seq":\#(n),"outcome":"dispatched","logged":false}"# }
         let text = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", human.path])
         human.finish()
-        #expect(text.out == "4 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0; 4 not logged\n")
+        #expect(text.out == "4 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 4 not logged\n")
+    }
+
+    /// The sets' state records (socket or MQTT) go out as `set`s in their place among the taps,
+    /// paced like them, each with every key (null for the cleared ones); a toggle's own state
+    /// record is not sent. Their replies are counted apart from the taps' outcomes, and a set
+    /// refused is reported with its line like a tap.
+    @Test func setsAreResentInOrderWithTheTaps() throws {
+        let tap = #"{"time":"2026-11-29T10:00:00.000Z","run":"r","seq":SEQ,"layout":"panel","generation":1,"x":50,"y":50,"hit":"0","name":"lamp","tag":1,"actionData":null,"handler":"audit","outcome":"dispatched"}"#
+        let events = [
+            #"{"time":"2026-11-29T10:00:00.000Z","run":"r","seq":1,"event":"state","layout":"panel","grid":"2","text":"empty","active":null,"value":{"items":[1,2]},"enabled":false,"source":"socket"}"#,
+            #"{"time":"2026-11-29T10:00:00.100Z","run":"r","seq":2,"event":"state","layout":"panel","grid":"0","text":null,"active":true,"value":null,"enabled":null,"source":"toggle"}"#,
+            tap.replacingOccurrences(of: "SEQ", with: "2").replacingOccurrences(of: "00.000Z", with: "00.100Z"),
+            #"{"time":"2026-11-29T10:00:00.300Z","run":"r","seq":3,"event":"state","layout":"panel","grid":"9","text":"42 %","active":true,"value":42,"enabled":null,"source":"mqtt"}"#,
+            tap.replacingOccurrences(of: "SEQ", with: "4").replacingOccurrences(of: "00.000Z", with: "00.300Z"),
+        ].joined(separator: "\n") + "\n"
+        let dir = try folder(["e.jsonl": events])
+        defer { removeTempDir(dir) }
+        let reply: @Sendable (Int, String) -> String = { n, request in
+            guard request.hasPrefix(#"{"op":"set""#) else {
+                return #"{"seq":\#(n),"layout":"panel","generation":1,"hit":null,"handler":"audit","outcome":"dispatched"}"#
+            }
+            return request.contains(#""grid":"9""#)
+                ? #"{"error":{"code":"unknown_grid","message":"unknown grid \"9\" in layout \"panel\"; its grids are \"lamp\""}}"#
+                : #"{"ok":true,"layout":"panel","grid":"2"}"#
+        }
+        let daemon = try FakeDaemon(reply: reply)
+        let started = Date()
+        let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "2"])
+        let elapsed = Date().timeIntervalSince(started)
+        daemon.finish()
+        #expect(result.out == """
+            line 4 seq 3 set panel 9: unknown_grid: unknown grid "9" in layout "panel"; its grids are "lamp"
+            2 taps and 2 sets answered: dispatched 2, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 1 error
+
+            """)
+        #expect(result.err == "")
+        #expect(result.code == 0)
+        let state = daemon.state.withLock { $0 }
+        #expect(state.requests == [
+            #"{"op":"set","layout":"panel","grid":"2","text":"empty","active":null,"value":{"items":[1,2]},"enabled":false}"#,
+            #"{"op":"tap","x":50,"y":50,"layout":"panel"}"#,
+            #"{"op":"set","layout":"panel","grid":"9","text":"42 %","active":true,"value":42,"enabled":null}"#,
+            #"{"op":"tap","x":50,"y":50,"layout":"panel"}"#,
+        ])
+        // 0.3 s recorded at speed 2: the last set and tap come 0.15 s after the first set.
+        try #require(state.arrivals.count == 4)
+        #expect(state.arrivals[2] - state.arrivals[0] >= 0.14)
+        #expect(elapsed >= 0.14)
+
+        let json = try FakeDaemon(reply: reply)
+        let lines = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", json.path, "--speed", "0", "--json"])
+        json.finish()
+        #expect(lines.out == """
+            {"line": 4, "seq": 3, "event": "state", "layout": "panel", "grid": "9", "error": {"code":"unknown_grid","message":"unknown grid \\"9\\" in layout \\"panel\\"; its grids are \\"lamp\\""}}
+            {"taps": 2, "sets": 2, "outcomes": {"dispatched": 2, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 0}, "errors": 1, "notLogged": 0, "unreadable": 0}
+
+            """)
+    }
+
+    /// A set answered with anything but `{"ok": true, ...}` is reported as not what the protocol
+    /// promises, and a daemon gone mid-run counts the sets in how far it got.
+    @Test func setRepliesThatAreNotOk() throws {
+        let events = #"{"seq":1,"event":"state","layout":"panel","grid":"0","text":null,"active":true,"value":null,"enabled":null,"source":"socket"}"# + "\n"
+            + eventLog(times: [nil, nil])
+        let dir = try folder(["e.jsonl": events])
+        defer { removeTempDir(dir) }
+        let daemon = try FakeDaemon { n, request in
+            request.hasPrefix(#"{"op":"set""#) ? #"{"seq":1}"# : #"{"seq":\#(n),"layout":"home","outcome":"miss"}"#
+        }
+        let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
+        daemon.finish()
+        #expect(result.out == """
+            line 1 seq 1 set panel 0: not_ok: the daemon answered {"seq":1}
+            2 taps and 1 set answered: dispatched 0, miss 2, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 1 error
+
+            """)
+        let gone = try FakeDaemon(closeAt: 3)
+        let lost = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", gone.path, "--speed", "0"])
+        gone.finish()
+        #expect(lost.err == "Error: the daemon at \(gone.path) closed the connection (2 of 2 taps and 1 set answered)\n")
+        #expect(lost.code == 69)
     }
 
     /// Nothing is sent for a log without taps, and that is not a failure.
@@ -230,7 +311,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
-        #expect(result.out == "0 taps answered: dispatched 0, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "0 taps answered: dispatched 0, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         #expect(result.code == 0)
         #expect(daemon.state.withLock { $0.requests }.isEmpty)
     }

@@ -87,6 +87,52 @@ import Testing
         if case .failure(let error)? = read(#"{"seq":1,"#) { #expect(error.message.hasPrefix("not JSON (")) } else { Issue.record("a torn line must be unreadable") }
     }
 
+    /// State records as the daemon writes them are read back with the grid's whole state; a
+    /// toggle's tap record carries its `active`.
+    @Test func stateRecordsWrittenAreReadBack() throws {
+        let record = ByteBuffer(capacity: 256)
+        EventRecordHead(runID: "abc").write(seconds: 0, nanoseconds: 0, into: record)
+        StateRecord.write(seq: 5, layout: "panel", path: "0/2", state: CellState(text: "42 %", valueJSON: #"{"n":[1,2]}"#, enabled: false),
+                          source: .socket, into: record)
+        let text = Array(record.bytes)
+        #expect(String(decoding: text, as: UTF8.self) == #"{"time":"1970-01-01T00:00:00.000Z","run":"abc","seq":5,"event":"state","layout":"panel","grid":"0/2","text":"42 %","active":null,"value":{"n":[1,2]},"enabled":false,"source":"socket"}"# + "\n")
+        let readBack = EventRecord.read(text.dropLast())
+        let state = RecordedState(seq: "5", layout: "panel", grid: "0/2", state: CellState(text: "42 %", valueJSON: #"{"n":[1,2]}"#, enabled: false), source: "socket")
+        #expect(readBack == .success(.state(state)))
+        #expect(state.isSet)
+        #expect(!RecordedState(seq: "6", layout: "panel", grid: "0", state: CellState(active: true), source: "toggle").isSet)
+        #expect(RecordedState(seq: "6", layout: "panel", grid: "0", state: CellState(active: true), source: "mqtt").isSet)
+
+        func read(_ text: String) -> Result<EventRecord, EventRecord.Unreadable>? { EventRecord.read(Array(text.utf8)[...]) }
+        var toggled = TapRecord(seq: "1", layout: "p", x: 1, y: 2, hit: "0", tag: 1, handler: "h", outcome: "dispatched")
+        toggled.active = false
+        #expect(read(#"{"seq":1,"layout":"p","x":1,"y":2,"hit":"0","tag":1,"actionData":null,"handler":"h","outcome":"dispatched","active":false}"#)
+            == .success(.tap(toggled)))
+        // Keys left out read as null (a hand-written log); other types are unreadable.
+        #expect(read(#"{"seq":2,"event":"state","layout":"p","grid":"","source":"mqtt","active":true}"#)
+            == .success(.state(RecordedState(seq: "2", layout: "p", grid: "", state: CellState(active: true), source: "mqtt"))))
+        #expect(read(#"{"seq":2,"event":"state","layout":"p","source":"socket"}"#) == .failure(.init("not a state record (needs layout, grid, source and seq)")))
+        #expect(read(#"{"seq":2,"event":"state","layout":"p","grid":"0","source":"socket","text":3}"#)
+            == .failure(.init(#"not a state record ("text" is a number, not a string or null)"#)))
+        #expect(read(#"{"seq":2,"event":"state","layout":"p","grid":"0","source":"socket","enabled":"no"}"#)
+            == .failure(.init(#"not a state record ("enabled" is a string, not true, false or null)"#)))
+    }
+
+    /// A state record as the `set` that recreates it (`replay --dispatch`): every key, null for
+    /// the cleared ones, read back by the daemon's own reader to the same change.
+    @Test func setRequestsFromStateRecords() throws {
+        let state = RecordedState(seq: "5", layout: "panel", grid: "0/2", state: CellState(text: "42 %", valueJSON: #"{"n":[1,2]}"#, enabled: false), source: "socket")
+        let line = state.request.json + [0x0A]
+        #expect(String(decoding: line, as: UTF8.self) == #"{"op":"set","layout":"panel","grid":"0/2","text":"42 %","active":null,"value":{"n":[1,2]},"enabled":false}"# + "\n")
+        let object = try JSONParser.parse(Array(line.dropLast()), lenient: false)
+        #expect(try ControlRequest.set(object).get() == state.request)
+        #expect(RequestScanner.scan(Array(line.dropLast())).map(\.op) == .success(.set))
+        // Keys kept are left out, a current-layout set names none.
+        let partial = ControlRequest.Set(layout: nil, grid: "lamp", change: CellChange(active: .set(true)))
+        #expect(String(decoding: partial.json, as: UTF8.self) == #"{"op":"set","grid":"lamp","active":true}"#)
+        #expect(try ControlRequest.set(JSONParser.parse(partial.json, lenient: false)).get() == partial)
+    }
+
     @Test func childExitRecords() {
         let out = ByteBuffer(capacity: 64)
         ChildExitRecord.write(seq: 4, status: nil, signal: "SIGKILL", timedOut: true, durationMs: 30, into: out)

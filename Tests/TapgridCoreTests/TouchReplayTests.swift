@@ -27,7 +27,7 @@ import Testing
     ]
 
     func replay(_ config: Config) -> [String] {
-        var replay = TouchReplay(config: config)
+        var replay = OfflineReplay(config: config)
         var taps: [TapRecord] = []
         for record in Self.records { taps += replay.feed(record).map(\.record) }
         taps += replay.finish().map(\.record)

@@ -106,7 +106,31 @@ import Testing
             == #"{"line": 2, "seq": 8, "x": 250, "y": 50.5, "layout": "home", "error": {"code":"busy","message":"m"}}"#)
         #expect(DispatchReport.error(line: 2, record: record, .unexpected(code: "not_json", message: "the daemon answered x")).json
             == #"{"line": 2, "seq": 8, "x": 250, "y": 50.5, "layout": "home", "error": {"code": "not_json", "message": "the daemon answered x"}}"#)
-        #expect(DispatchReport.summary(taps: 3, outcomes: [("dispatched", 2), ("miss", 1)], errors: 0, notLogged: 1, unreadable: 0).json
-            == #"{"taps": 3, "outcomes": {"dispatched": 2, "miss": 1}, "errors": 0, "notLogged": 1, "unreadable": 0}"#)
+        #expect(DispatchReport.summary(taps: 3, sets: 1, outcomes: [("dispatched", 2), ("miss", 1)], errors: 0, notLogged: 1, unreadable: 0).json
+            == #"{"taps": 3, "sets": 1, "outcomes": {"dispatched": 2, "miss": 1}, "errors": 0, "notLogged": 1, "unreadable": 0}"#)
+        let state = RecordedState(seq: "5", layout: "panel", grid: "2", state: CellState(enabled: false), source: "socket")
+        #expect(DispatchReport.setError(line: 7, state: state, .reply(error)).json
+            == #"{"line": 7, "seq": 5, "event": "state", "layout": "panel", "grid": "2", "error": {"code":"busy","message":"m"}}"#)
+    }
+
+    /// `active` on both sides when either has one (null where the grid does not toggle);
+    /// `disabled` on both sides when either was; neither otherwise, as before cell state.
+    @Test func replayReportLinesWithCellState() {
+        var record = TapRecord(seq: "3", layout: "panel", x: 50, y: 50, hit: "0", tag: 1, handler: "audit")
+        let toggled = ReplayReport.Resolution(hit: "0", tag: 1, actionData: .null, handler: "audit", problem: nil, active: true)
+        let plain = ReplayReport.Resolution(hit: "0", tag: 1, actionData: .null, handler: "audit", problem: nil)
+        #expect(ReplayReport.differs(line: 4, record: record, recorded: toggled, replayed: plain).json
+            == #"{"line": 4, "seq": 3, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": true}, "replayed": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "active": null}}"#)
+        let disabled = ReplayReport.Resolution(hit: "0", tag: 1, actionData: .null, handler: "audit", problem: nil, disabled: true)
+        #expect(ReplayReport.differs(line: 4, record: record, recorded: plain, replayed: disabled).json
+            == #"{"line": 4, "seq": 3, "x": 50, "y": 50, "layout": "panel", "recorded": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "disabled": false}, "replayed": {"hit": "0", "tag": 1, "actionData": null, "handler": "audit", "disabled": true}}"#)
+        record.tapClass = "tap"
+        record.active = false
+        #expect(ReplayReport.replayOnly(record).json
+            == #"{"line": null, "seq": null, "x": 50, "y": 50, "layout": "panel", "recorded": null, "replayed": {"class": "tap", "hit": "0", "handler": "audit", "active": false}}"#)
+        record.active = nil
+        record.outcome = "disabled"
+        #expect(ReplayReport.replayOnly(record).json
+            == #"{"line": null, "seq": null, "x": 50, "y": 50, "layout": "panel", "recorded": null, "replayed": {"class": "tap", "hit": "0", "handler": "audit", "disabled": true}}"#)
     }
 }

@@ -9,6 +9,12 @@ public enum ControlRequest {
         /// A grid's `name` or its path (`"0/1"`).
         public var grid: String
         public var change: CellChange
+
+        public init(layout: String?, grid: String, change: CellChange) {
+            self.layout = layout
+            self.grid = grid
+            self.change = change
+        }
     }
 
     /// `{"op": "load", "layout": NAME, "definition": {...}}`.

@@ -2,38 +2,52 @@
 /// them too), written by `JSONObjectWriter`.
 public enum ReplayReport: Sendable, Equatable {
     /// What a tap resolved to, as compared: `{"hit": "0/1", "tag": 3, "actionData": "x", "handler": "h"}`,
-    /// then `"problem"` when it could not be replayed.
+    /// then `"active"` where a toggle is involved and `"disabled"` where a disabled grid is (see
+    /// `differs`), and `"problem"` when it could not be replayed.
     public struct Resolution: Sendable, Equatable {
         public var hit: String?
         public var tag: Int64?
         public var actionData: JSONValue
         public var handler: String?
         public var problem: String?
+        /// A toggle grid's `active` after the tap; nil when the grid does not toggle.
+        public var active: Bool?
+        /// The grid's state refused the tap (outcome `disabled`).
+        public var disabled: Bool
 
-        public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?) {
+        public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?,
+                    active: Bool? = nil, disabled: Bool = false) {
             self.hit = hit
             self.tag = tag
             self.actionData = actionData
             self.handler = handler
             self.problem = problem
+            self.active = active
+            self.disabled = disabled
         }
 
-        var object: JSONObjectWriter {
+        /// - Parameters: withActive, withDisabled: whether to write `"active"` (null when nil)
+        ///   and `"disabled"`.
+        func object(withActive: Bool, withDisabled: Bool) -> JSONObjectWriter {
             var object = JSONObjectWriter(.spaced)
             object.string("hit", hit)
             object.int("tag", tag)
             object.value("actionData", actionData)
             object.string("handler", handler)
+            if withActive { object.value("active", active.map { .bool($0) } ?? .null) }
+            if withDisabled { object.bool("disabled", disabled) }
             if let problem { object.string("problem", problem) }
             return object
         }
     }
 
     /// A recorded tap that replays differently: `{"line": 11, "seq": 8, "x": 250, "y": 50,
-    /// "layout": "home", "recorded": {...}, "replayed": {...}}`.
+    /// "layout": "home", "recorded": {...}, "replayed": {...}}`. Both sides carry `"active"` when
+    /// either has one (a toggle grid: the record carries it), and `"disabled"` when either was.
     case differs(line: Int, record: TapRecord, recorded: Resolution, replayed: Resolution)
     /// A tap the replay fired that the log does not have: `{"line": null, "seq": null, "x": ..,
-    /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`.
+    /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`,
+    /// with `"active"` when it flipped a toggle and `"disabled": true` when a disabled grid refused it.
     case replayOnly(TapRecord)
     /// `{"line": 4, "unreadable": "not JSON (...)"}`.
     case unreadable(line: Int, message: String)
@@ -45,8 +59,10 @@ public enum ReplayReport: Sendable, Equatable {
         switch self {
         case .differs(let line, let record, let recorded, let replayed):
             object.tapHead(line: line, record)
-            object.object("recorded", recorded.object)
-            object.object("replayed", replayed.object)
+            let withActive = recorded.active != nil || replayed.active != nil
+            let withDisabled = recorded.disabled || replayed.disabled
+            object.object("recorded", recorded.object(withActive: withActive, withDisabled: withDisabled))
+            object.object("replayed", replayed.object(withActive: withActive, withDisabled: withDisabled))
         case .replayOnly(let record):
             object.null("line")
             object.null("seq")
@@ -58,6 +74,8 @@ public enum ReplayReport: Sendable, Equatable {
                 replayed.string("class", record.tapClass ?? "tap")
                 replayed.string("hit", record.hit)
                 replayed.string("handler", record.handler)
+                if let active = record.active { replayed.bool("active", active) }
+                if record.outcome == Outcome.disabled.name.description { replayed.bool("disabled", true) }
             }
         case .unreadable(let line, let message):
             object.int("line", line)
@@ -83,25 +101,30 @@ public enum DispatchReport: Sendable, Equatable {
 
     /// `{"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings", "error": {...}}`.
     case error(line: Int, record: TapRecord, Problem)
-    /// The last line: `{"taps": 11, "outcomes": {"dispatched": 5, ...}, "errors": 2, "notLogged": 0,
-    /// "unreadable": 0}`, the outcomes in the order given.
-    case summary(taps: Int, outcomes: [(name: String, count: Int)], errors: Int, notLogged: Int, unreadable: Int)
+    /// A `set` refused: `{"line": 5, "seq": 4, "event": "state", "layout": "panel", "grid": "2",
+    /// "error": {...}}` (the state record's own names).
+    case setError(line: Int, state: RecordedState, Problem)
+    /// The last line: `{"taps": 11, "sets": 2, "outcomes": {"dispatched": 5, ...}, "errors": 2,
+    /// "notLogged": 0, "unreadable": 0}`, the outcomes in the order given (`sets`: the state
+    /// records sent as `set`s).
+    case summary(taps: Int, sets: Int, outcomes: [(name: String, count: Int)], errors: Int, notLogged: Int, unreadable: Int)
 
     public var json: String {
         var object = JSONObjectWriter(.spaced)
         switch self {
         case .error(let line, let record, let problem):
             object.tapHead(line: line, record)
-            switch problem {
-            case .reply(let error): object.value("error", error)
-            case .unexpected(let code, let message):
-                object.object("error") { error in
-                    error.string("code", code)
-                    error.string("message", message)
-                }
-            }
-        case .summary(let taps, let outcomes, let errors, let notLogged, let unreadable):
+            object.problem(problem)
+        case .setError(let line, let state, let problem):
+            object.int("line", line)
+            object.json("seq", state.seq)
+            object.string("event", "state")
+            object.string("layout", state.layout)
+            object.string("grid", state.grid)
+            object.problem(problem)
+        case .summary(let taps, let sets, let outcomes, let errors, let notLogged, let unreadable):
             object.int("taps", taps)
+            object.int("sets", sets)
             object.object("outcomes") { counts in
                 for outcome in outcomes { counts.int(outcome.name, outcome.count) }
             }
@@ -116,6 +139,18 @@ public enum DispatchReport: Sendable, Equatable {
 }
 
 extension JSONObjectWriter {
+    /// `"error": {...}`: the daemon's, or one for a reply that is not what the protocol promises.
+    mutating func problem(_ problem: DispatchReport.Problem) {
+        switch problem {
+        case .reply(let error): value("error", error)
+        case .unexpected(let code, let message):
+            object("error") { error in
+                error.string("code", code)
+                error.string("message", message)
+            }
+        }
+    }
+
     /// `"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings"`: which recorded tap a line is about.
     mutating func tapHead(line: Int, _ record: TapRecord) {
         int("line", line)

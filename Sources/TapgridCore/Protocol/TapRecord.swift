@@ -26,6 +26,8 @@ public struct TapRecord: Sendable, Equatable {
     public var tapClass: String?
     /// Where its contact came from (`socket` or a touchscreen's name); nil for tap requests.
     public var source: String?
+    /// A `toggle` grid's `active` after this tap flipped it; nil for every other tap.
+    public var active: Bool?
 
     public init(seq: String, layout: String, x: Double, y: Double, hit: String? = nil, tag: Int64? = nil,
                 actionData: JSONValue = .null, handler: String? = nil, outcome: String? = nil) {
@@ -98,6 +100,42 @@ public enum StateRecord {
         record.append(#","source":"#)
         record.append(jsonString: source.rawValue)
         record.append("}\n")
+    }
+}
+
+/// A state record read back (`replay`): which grid, its whole state after the change, and where
+/// the change came from.
+public struct RecordedState: Sendable, Equatable {
+    /// `seq` as written (compact JSON), kept as text for reports.
+    public var seq: String
+    public var layout: String
+    /// The grid's path (state records name grids by path, as the daemon keeps state over reloads).
+    public var grid: String
+    /// The grid's whole state after the change.
+    public var state: CellState
+    /// `socket`, `mqtt`, `toggle`, or a source a newer daemon writes, as recorded.
+    public var source: String
+
+    public init(seq: String, layout: String, grid: String, state: CellState, source: String) {
+        self.seq = seq
+        self.layout = layout
+        self.grid = grid
+        self.state = state
+        self.source = source
+    }
+
+    /// A change made from outside (a `set` over the socket or MQTT): replay applies it. A
+    /// toggle's flip (`source` `toggle`) is not: replay flips toggles itself.
+    public var isSet: Bool { source != StateRecord.Source.toggle.rawValue }
+
+    /// The `set` that leaves the grid in this state whatever it was before: every key given, null
+    /// for the cleared ones (what `replay --dispatch` sends).
+    public var request: ControlRequest.Set {
+        func field<Value>(_ value: Value?) -> CellField<Value> { value.map { .set($0) } ?? .clear }
+        return ControlRequest.Set(
+            layout: layout, grid: grid,
+            change: CellChange(text: field(state.text), active: field(state.active), valueJSON: field(state.valueJSON),
+                               enabled: field(state.enabled)))
     }
 }
 
@@ -196,7 +234,9 @@ public enum EventRecord: Sendable, Equatable {
     case tap(TapRecord)
     /// A contact event (`"event": "touch"`).
     case touch(TouchRecord)
-    /// Any record with an `"event"` key (child exits, and kinds a newer daemon writes).
+    /// A cell state change (`"event": "state"`).
+    case state(RecordedState)
+    /// Any other record with an `"event"` key (child exits, and kinds a newer daemon writes).
     case event(String)
 
     /// Why a line could not be read.
@@ -218,6 +258,7 @@ public enum EventRecord: Sendable, Equatable {
         guard case .object = value else { return .failure(Unreadable("not a JSON object")) }
         if let event = value["event"] {
             if case .string("touch") = event { return readTouch(value) }
+            if case .string("state") = event { return readState(value) }
             if case .string(let kind) = event { return .success(.event(kind)) }
             return .success(.event(event.compactJSON))
         }
@@ -232,7 +273,31 @@ public enum EventRecord: Sendable, Equatable {
         if case .string(let outcome)? = value["outcome"] { record.outcome = outcome }
         if case .string(let tapClass)? = value["class"] { record.tapClass = tapClass }
         if case .string(let source)? = value["source"] { record.source = source }
+        if case .bool(let active)? = value["active"] { record.active = active }
         return .success(.tap(record))
+    }
+
+    /// A state record: `layout`, `grid` and `source` strings and a `seq`; `text` a string, `active`
+    /// and `enabled` true or false, `value` any JSON (each null or absent when cleared).
+    private static func readState(_ value: JSONValue) -> Result<EventRecord, Unreadable> {
+        guard case .string(let layout)? = value["layout"], case .string(let grid)? = value["grid"],
+            case .string(let source)? = value["source"], let seq = value["seq"]
+        else { return .failure(Unreadable("not a state record (needs layout, grid, source and seq)")) }
+        var state = CellState()
+        switch value["text"] {
+        case nil, .null?: break
+        case .string(let text)?: state.text = text
+        case let other?: return .failure(Unreadable("not a state record (\"text\" is \(other.typeDescription), not a string or null)"))
+        }
+        for key in ["active", "enabled"] {
+            switch value[key] {
+            case nil, .null?: break
+            case .bool(let flag)?: if key == "active" { state.active = flag } else { state.enabled = flag }
+            case let other?: return .failure(Unreadable("not a state record (\"\(key)\" is \(other.typeDescription), not true, false or null)"))
+            }
+        }
+        if let stored = value["value"], stored != .null { state.valueJSON = stored.compactJSON }
+        return .success(.state(RecordedState(seq: seq.compactJSON, layout: layout, grid: grid, state: state, source: source)))
     }
 
     private static func readTouch(_ value: JSONValue) -> Result<EventRecord, Unreadable> {

@@ -95,6 +95,29 @@ extension TapEngine {
         return false
     }
 
+    // MARK: - Replay
+
+    /// A recorded tap replayed (`tapgrid replay`): hit-tested as `check` does, then put through
+    /// the cell rules a `tap`-class tap meets in `tap()`: on a disabled grid it is `.disabled`;
+    /// on a toggle grid it flips `active` (`toggledActive`), before routing as the daemon does,
+    /// so also when the daemon then found it unrouted or suppressed. Nothing is routed, numbered
+    /// or counted, and nothing is to be recorded: the outcome is `.checked` otherwise.
+    public mutating func replayTap(layout: Int, x: Double, y: Double) -> TapDecision {
+        var decision = check(layout: layout, x: x, y: y)
+        if cellRules, let target = decision.target, applyCellRules(&decision, target: target) { decision.outcome = .disabled }
+        return decision
+    }
+
+    /// Puts a grid, named by layout and path, in the state a recorded state record left it in
+    /// (replay): nothing numbered or recorded.
+    /// - Returns: false when the config has no such layout or no grid at that path (nothing changes).
+    @discardableResult
+    public mutating func replaceState(layout name: String, path: String, with state: CellState) -> Bool {
+        guard let layout = active.layoutIndex(named: name), let grid = active.layouts[layout].tree.index(ofPath: path) else { return false }
+        store(state, layout: layout, grid: grid)
+        return true
+    }
+
     // MARK: - Kept by layout name and grid path
 
     /// One grid's state, named so that it outlives layout and grid indexes.

@@ -25,6 +25,9 @@
 #                                   `--double`), which must make N tap records (long presses, hold
 #                                   repeats and single taps after a double-tap window included:
 #                                   those reach no client, the log has them)
+#   set {"op":"set",...}            the rest of the line sent as one request line (tapgrid has no
+#                                   `set` command; a few lines of python3 are the client), which
+#                                   must be answered {"ok":true,...}
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,6 +66,24 @@ settle() {
         ((tries < 500)) || fail "children still running after 10 s"
         sleep 0.02
     done
+}
+
+# Sends one request line to the daemon and prints its reply line.
+request() {
+    python3 - "$socket" "$1" <<'PYTHON'
+import socket, sys
+client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+client.connect(sys.argv[1])
+client.sendall(sys.argv[2].encode() + b"\n")
+client.shutdown(socket.SHUT_WR)
+reply = b""
+while not reply.endswith(b"\n"):
+    chunk = client.recv(65536)
+    if not chunk:
+        break
+    reply += chunk
+sys.stdout.write(reply.decode())
+PYTHON
 }
 
 # The records with what changes from run to run blanked out.
@@ -118,6 +139,11 @@ for name in "${names[@]}"; do
             [[ $((after - before)) == "${words[4]}" ]] ||
                 fail "$name.taps:$number: expected ${words[4]} tap records, the daemon wrote $((after - before))"
             taps=$((taps + words[4]))
+            ;;
+        set)
+            json=${line#*set}
+            reply=$(request "$json") || fail "$name.taps:$number: the set request failed"
+            [[ $reply == '{"ok":true,'* ]] || fail "$name.taps:$number: expected {\"ok\":true,...}, the daemon answered $reply"
             ;;
         sleep) sleep "${words[1]}" ;;
         tear) tear=${words[1]} ;;

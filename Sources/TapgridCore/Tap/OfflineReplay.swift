@@ -1,7 +1,15 @@
-/// Runs the tap-class recognizer again over an event log's touch records, on their recorded
-/// timing, against a (possibly changed) config: what `tapgrid replay` compares with the classed
-/// tap records the daemon wrote. Pure: the times come from the records.
-public struct TouchReplay {
+/// Replays an event log against a (possibly changed) config, offline, through one `TapEngine`:
+/// tap requests are hit-tested again on their recorded layout (`tap`), the tap-class recognizer
+/// runs again over the touch records on their recorded timing (`feed`, `finish`), and cell state
+/// follows the log (`apply`: the recorded `set`s; toggles flip as the daemon flipped them, so a
+/// toggle continues from a set's value, and a grid a set disabled refuses the taps after it).
+/// What `tapgrid replay` compares with the records the daemon wrote. Pure: the times come from
+/// the records.
+///
+/// The log's records are fed in order. A tap a timer fired (a long press, a single tap at the end
+/// of a double-tap window) fires here when the next contact event (or `finish`) moves the
+/// recognizer's clock past it, which may be after a tap request or a `set` the log has before it.
+public struct OfflineReplay {
     /// A tap the replay fired, and the press that made it.
     public struct Fired: Sendable, Equatable {
         public var press: Int
@@ -66,6 +74,34 @@ public struct TouchReplay {
         pressPlaces.filter { $0.value.source == tap.source && $0.value.x == tap.x && $0.value.y == tap.y }.keys.max()
     }
 
+    /// A recorded tap request hit-tested again on its recorded layout, with the cell rules it meets
+    /// (a disabled grid: outcome `disabled`; a toggle grid: `active` flipped). Nothing is routed:
+    /// replay follows each tap's recorded layout, so no layout switch is made.
+    /// - Returns: the tap as its record would read (outcome `disabled` or `checked`), nil when the
+    ///   config has no layout of the recorded name.
+    public mutating func tap(_ recorded: TapRecord) -> TapRecord? {
+        guard let layout = engine.layoutIndex(for: recorded.layout) else { return nil }
+        let decision = engine.replayTap(layout: layout, x: recorded.x, y: recorded.y)
+        return describe(decision, x: recorded.x, y: recorded.y)
+    }
+
+    /// A recorded state change: a `set` (from the socket or MQTT) puts its grid in the recorded
+    /// state; a toggle's own record is left alone (the replay flips its toggles itself).
+    /// - Returns: whether it changed the replay's state (false for a toggle's record, and for a
+    ///   grid the config no longer has at that layout and path).
+    @discardableResult
+    public mutating func apply(_ record: RecordedState) -> Bool {
+        guard record.isSet else { return false }
+        return engine.replaceState(layout: record.layout, path: record.grid, with: record.state)
+    }
+
+    /// The replay's state of a grid, by layout and path (all null when none, or no such grid).
+    public func state(layout name: String, path: String) -> CellState {
+        guard let layout = engine.active.layoutIndex(named: name), let grid = engine.active.layouts[layout].tree.index(ofPath: path)
+        else { return CellState() }
+        return engine.cellState(layout: layout, grid: grid)
+    }
+
     /// The taps the recognizer still owes when the log ends: a tap waiting for its double fires
     /// when its window ends, as the running daemon fired it after the last contact event. (A
     /// contact still down when a log was cut short may fire a long press the daemon never got to.)
@@ -76,20 +112,26 @@ public struct TouchReplay {
         return fired.map(describe)
     }
 
-    /// The tap as its record would read (no `seq`: replay numbers nothing), with its press.
+    /// A classed tap as its record would read, with its press.
     private func describe(_ tap: ClassedTap) -> Fired {
-        let decision = tap.decision
+        var record = describe(tap.decision, x: tap.x, y: tap.y)
+        record.tapClass = tap.decision.tapClass.name.description
+        return Fired(press: tap.press, record: record)
+    }
+
+    /// A decided tap as its record would read (no `seq`: replay numbers nothing).
+    private func describe(_ decision: TapDecision, x: Double, y: Double) -> TapRecord {
         let layout = engine.active.layouts[decision.layout]
-        var record = TapRecord(seq: "-", layout: layout.name, x: tap.x, y: tap.y,
+        var record = TapRecord(seq: "-", layout: layout.name, x: x, y: y,
                                handler: engine.active.config.handlerName(decision.handler),
                                outcome: decision.outcome.name.description)
-        record.tapClass = decision.tapClass.name.description
         if let target = decision.target {
             record.hit = layout.tree.path(of: target.grid)
             let info = layout.tree.infos[target.info]
             record.tag = info.tag != 0 ? info.tag : nil
             record.actionData = info.actionData ?? .null
         }
-        return Fired(press: tap.press, record: record)
+        record.active = decision.toggledActive
+        return record
     }
 }

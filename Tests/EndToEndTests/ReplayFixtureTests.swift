@@ -393,7 +393,9 @@ extension EndToEnd {
         /// record.sh re-records every fixture from the built daemon and finds the same records
         /// apart from time, run and child durations: the fixtures are what tapgridd writes today.
         @Test func reRecordingGivesTheSameRecords() throws {
-            let result = try runProgram("/bin/bash", [ReplayFixtures.folder + "/record.sh", "--check"])
+            // The binaries built with these tests (the sanitized ones under make asan/tsan).
+            let bin = URL(fileURLWithPath: daemonBinary).deletingLastPathComponent().path
+            let result = try runProgram("/bin/bash", [ReplayFixtures.folder + "/record.sh", "--check"], environment: ProcessInfo.processInfo.environment.merging(["BIN": bin]) { $1 })
             #expect(result.err == "")
             #expect(result.out == ReplayFixtures.names.sorted().map { "\($0).jsonl: the same records\n" }.joined())
             #expect(result.code == 0)

@@ -16,6 +16,10 @@ private func builtBinary(_ name: String) -> String {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[candidates.count - 1]
 }
 
+/// `address` or `thread` when the tests run under `make asan` or `make tsan` (so are the daemon
+/// and CLI they start); nil otherwise. Memory bounds hold for unsanitized builds only.
+public let sanitizer: String? = ProcessInfo.processInfo.environment["TAPGRID_SANITIZER"]
+
 /// The built daemon.
 public let daemonBinary: String = builtBinary("tapgridd")
 

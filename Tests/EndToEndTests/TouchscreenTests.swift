@@ -364,9 +364,12 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat] {
-            run.stopAndRemove()
+        let all = [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat]
+        // Every daemon first, so the umockdev-runs end (and clean up) together.
+        for run in all where run.process.isRunning {
+            if let pid = run.daemonPID { kill(pid, SIGKILL) }
         }
+        for run in all { run.stopAndRemove() }
     }
 }
 
@@ -467,12 +470,15 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     /// Every line of the event log, read by `finish`.
     private(set) var eventRecords: [String] = []
 
-    /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
-    /// the run's folder.
+    /// Kills what still runs and removes the run's folder: the daemon (it outlives a killed
+    /// umockdev-run), then umockdev-run ends by itself and removes its testbed (a
+    /// `/tmp/umockdev.*` folder, which a SIGKILL leaves behind); killed if still there after 5 s.
     func stopAndRemove() {
         if process.isRunning {
             if let pid = daemonPID { kill(pid, SIGKILL) }
-            kill(process.processIdentifier, SIGKILL)
+            let killBy = monotonicSeconds() + 5
+            while process.isRunning && monotonicSeconds() < killBy { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: dir)

@@ -7,8 +7,9 @@ import TapgridTestSupport
 /// Touchscreens read through libinput by the real daemon, without hardware, uinput or root:
 /// umockdev fakes `/dev/input/event20` (Tests/touch: the device, libevdev's ioctls answered, and
 /// recorded contacts played at their recorded gaps), and a small LD_PRELOAD shim
-/// (Tests/touch/umockdev-shim.c) bridges umockdev 0.17's two gaps for libinput and can deny opens
-/// or unplug the device for a while.
+/// (Tests/touch/umockdev-shim.c) bridges umockdev 0.17's two gaps for libinput, stamps each event
+/// with the time umockdev really wrote it (as a kernel would) and logs what it wrote, and can deny
+/// opens or unplug the device for a while.
 ///
 /// Each scenario runs `tapgridd --verbose` under `umockdev-run`; all of them start together on
 /// the first test (each needs about 4 s before its contacts, for the daemon to start and add the
@@ -78,8 +79,8 @@ extension EndToEnd {
         }
 
         /// Opening for writing is refused (as under `DeviceAllow=char-input r`), so the device is
-        /// read through a read-only descriptor; it is unplugged from 4.5 s to 6 s (reads fail with
-        /// ENODEV, opens with ENOENT) and the daemon opens it again on its 2 s retry.
+        /// read through a read-only descriptor; it is unplugged from 4.5 s to 6 s into the replay
+        /// (reads fail with ENODEV, opens with ENOENT) and the daemon opens it again on its 2 s retry.
         @Test func unpluggedDeviceIsFollowedAndReadOnlyIsEnough() throws {
             let run = try TouchRuns.shared.get(\.replug)
             let lines = try run.finish(checkingWhileRunning: { pid in
@@ -106,8 +107,9 @@ extension EndToEnd {
         @Test func unpluggedMidContactCancelsTheContactAndTheSocketServes() throws {
             let run = try TouchRuns.shared.get(\.unplugMidContact)
             let lines = try run.finish(checkingWhileRunning: { _ in
-                // Past the 2.5 s a long press would have taken (the finger went down at 5.5 s).
-                while monotonicSeconds() < run.base + 8.5 { usleep(50_000) }
+                // Past the 2.5 s a long press would have taken (the finger went down 5.5 s into the replay).
+                let start = try run.replayStart()
+                while monotonicSeconds() < start + 8.5 { usleep(50_000) }
                 let reply = try LineClient(run.dir + "/d.sock").request(#"{"x": 100, "y": 100}"#)
                 #expect(reply.int("seq") == 1 && reply.string("outcome") == "dispatched", "\(reply)")
             })
@@ -339,27 +341,24 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                 seat: try TouchRun(shim: shim, touch: #"{"seat": "seat0"}"#, events: events, contacts: 15),
                 replug: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: TouchRun.fixtures + "/replug.events",
-                    contacts: 4, environment: { base in
-                        ["TAPGRID_SHIM_DENY": "write:/dev/input/event20",
-                         "TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 4.5):\(base + 6)"]
-                    }),
+                    contacts: 4, environment: ["TAPGRID_SHIM_DENY": "write:/dev/input/event20", "TAPGRID_SHIM_UNPLUG": "/dev/input/event20:4.5:6"]),
                 denied: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20", "/dev/input/by-path/platform-missing-event"]}"#,
-                    events: nil, contacts: 0, playSeconds: 5, environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                    events: nil, contacts: 0, playSeconds: 5, environment: ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"]),
                 seatDenied: try TouchRun(
                     shim: shim, touch: #"{"seat": "seat0"}"#, events: nil, contacts: 0, playSeconds: 3,
-                    environment: { _ in ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"] }),
+                    environment: ["TAPGRID_SHIM_DENY": "all:/dev/input/event20"]),
                 uninitialized: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: nil, contacts: 0, playSeconds: 4.5,
-                    environment: { _ in ["TAPGRID_SHIM_UNINITIALIZED": "1"] }),
+                    environment: ["TAPGRID_SHIM_UNINITIALIZED": "1"]),
                 unplugMidContact: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
                     contacts: 2, longPressMs: 2500,
-                    environment: { base in ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 6.5):\(base + 600)"] }),
+                    environment: ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:6.5:600"]),
                 unplugMidContactSeat: try TouchRun(
                     shim: shim, touch: #"{"seat": "seat0"}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
                     contacts: 2, longPressMs: 2500,
-                    environment: { base in ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:\(base + 6.5):\(base + 600)"] }))
+                    environment: ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:6.5:600"]))
         })
     }
 
@@ -367,9 +366,12 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        for run in [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat] {
-            run.stopAndRemove()
+        let all = [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat]
+        // Every daemon first, so the umockdev-runs end (and clean up) together.
+        for run in all where run.process.isRunning {
+            if let pid = run.daemonPID { kill(pid, SIGKILL) }
         }
+        for run in all { run.stopAndRemove() }
     }
 }
 
@@ -402,21 +404,30 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
 
     let dir: String
     let process = Process()
-    /// When the events file's time 0 is, in CLOCK_MONOTONIC seconds.
-    let base: Double
-    /// When the recorded contacts are all played, in CLOCK_MONOTONIC seconds.
+    /// When the recorded contacts would all be played had umockdev started at once (runs
+    /// without events: when to stop), in CLOCK_MONOTONIC seconds.
     let playedBy: Double
     let expectedContacts: Int
+    /// How many events umockdev is to write (the events file's `E:` lines), nil for none.
+    let expectedEvents: Int?
+    /// `TAPGRID_SHIM_REPLAY`: the shim's log of every event umockdev wrote, when and with what stamp.
+    let replayLog: String
+
+    /// How long after `playedBy` a replay may take before the run gives up on it (umockdev's
+    /// writes only ever come late: its start, then every recorded gap slept on a loaded machine).
+    static let replaySlack = 60.0
 
     /// - Parameters:
-    ///   - events: an events file whose times count from 0 (rebased here onto the monotonic clock,
-    ///     so the kernel timestamps libinput reports are the daemon's clock); nil for none.
+    ///   - events: an events file whose times count from 0, played by umockdev at their recorded
+    ///     gaps; the shim stamps each with the time it is written (so the kernel timestamps
+    ///     libinput reports are the daemon's clock, and true however late umockdev runs); nil for none.
     ///   - contacts: how many contact lines to wait for.
-    ///   - environment: more variables for the daemon, given the base time.
+    ///   - environment: more variables for the daemon.
     ///   - longPressMs: the layout's `longPressMs` (500 when nil).
     init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil, longPressMs: Int? = nil,
-         environment: (Double) -> [String: String] = { _ in [:] }) throws {
+         environment: [String: String] = [:]) throws {
         dir = try makeTempDir()
+        replayLog = dir + "/replay.txt"
         expectedContacts = contacts
         let config = """
             { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
@@ -426,16 +437,16 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
               "touch": \(touch) }
             """
         try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
-        base = monotonicSeconds()
         var arguments = ["-d", Self.fixtures + "/fake-touchscreen.umockdev", "-i", "/dev/input/event20=\(Self.fixtures)/fake-touchscreen.ioctl"]
         var last = 0.0
         if let events {
-            let (text, lastTime) = try Self.rebase(events, onto: base)
-            last = lastTime
-            try text.write(toFile: dir + "/touch.events", atomically: true, encoding: .utf8)
-            arguments += ["-e", "/dev/input/event20=\(dir)/touch.events"]
+            let times = try Self.eventTimes(events)
+            last = times.max() ?? 0
+            expectedEvents = times.count
+            arguments += ["-e", "/dev/input/event20=\(events)"]
+        } else {
+            expectedEvents = nil
         }
-        playedBy = base + (playSeconds ?? last)
         arguments += ["--", daemonBinary, "--config", dir + "/tapgrid.json", "--verbose"]
         process.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-run")
         process.arguments = arguments
@@ -443,12 +454,14 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         env["TAPGRID_SOCKET"] = nil
         env["TAPGRID_CONFIG"] = nil
         env["LD_PRELOAD"] = shim
-        for (key, value) in environment(base) { env[key] = value }
+        if events != nil { env["TAPGRID_SHIM_REPLAY"] = replayLog }
+        for (key, value) in environment { env[key] = value }
         process.environment = env
         _ = FileManager.default.createFile(atPath: dir + "/stderr.txt", contents: nil)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: dir + "/stderr.txt")
+        playedBy = monotonicSeconds() + (playSeconds ?? last)
         try process.run()
     }
 
@@ -459,12 +472,15 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     /// Every line of the event log, read by `finish`.
     private(set) var eventRecords: [String] = []
 
-    /// Kills what still runs (the daemon first: it outlives a killed umockdev-run) and removes
-    /// the run's folder.
+    /// Kills what still runs and removes the run's folder: the daemon (it outlives a killed
+    /// umockdev-run), then umockdev-run ends by itself and removes its testbed (a
+    /// `/tmp/umockdev.*` folder, which a SIGKILL leaves behind); killed if still there after 5 s.
     func stopAndRemove() {
         if process.isRunning {
             if let pid = daemonPID { kill(pid, SIGKILL) }
-            kill(process.processIdentifier, SIGKILL)
+            let killBy = monotonicSeconds() + 5
+            while process.isRunning && monotonicSeconds() < killBy { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         removeTempDir(dir)
@@ -485,14 +501,43 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         return nil
     }
 
-    /// Waits until the contacts are played and seen (at most 10 s more), runs `check` with the
-    /// daemon's pid while it still runs, stops it (SIGTERM) and returns its stderr lines; the
-    /// run's folder is removed.
+    /// When umockdev wrote each event so far (CLOCK_MONOTONIC microseconds), in order: `replayLog`'s
+    /// lines are `WRITTEN STAMP TYPE CODE VALUE`.
+    var replayed: [Int64] {
+        let text = (try? String(contentsOfFile: replayLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            let written = fields.first?.split(separator: ".") ?? []
+            guard fields.count == 5, written.count == 2, let sec = Int64(written[0]), let usec = Int64(written[1]) else { return nil }
+            return sec * 1_000_000 + usec
+        }
+    }
+
+    /// When umockdev wrote the replay's first event (CLOCK_MONOTONIC seconds): the time the events
+    /// file's times count from, and `TAPGRID_SHIM_UNPLUG`'s.
+    func replayStart() throws -> Double {
+        guard let first = replayed.first else { throw TestFailure("umockdev has written no event yet (\(replayLog))") }
+        return Double(first) / 1e6
+    }
+
+    /// Waits until umockdev has written every event and the daemon has reported the contacts (at
+    /// most 10 s after the last event was written; runs without events: until `playedBy`), runs
+    /// `check` with the daemon's pid while it still runs, stops it (SIGTERM) and returns its
+    /// stderr lines; the run's folder is removed.
     func finish(checkingWhileRunning check: (pid_t) throws -> Void = { _ in }) throws -> [String] {
         defer { stopAndRemove() }
-        let deadline = playedBy + 10
-        while monotonicSeconds() < deadline && process.isRunning {
-            if monotonicSeconds() >= playedBy && observedContacts(stderrLines).count >= expectedContacts { break }
+        while process.isRunning {
+            let now = monotonicSeconds()
+            if let expectedEvents {
+                let replay = replayed
+                if replay.count >= expectedEvents {
+                    if observedContacts(stderrLines).count >= expectedContacts || now > Double(replay[replay.count - 1]) / 1e6 + 10 { break }
+                } else if now > playedBy + Self.replaySlack {
+                    break
+                }
+            } else if now >= playedBy {
+                break
+            }
             usleep(50_000)
         }
         guard process.isRunning, let pid = daemonPID else {
@@ -510,37 +555,41 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
                 return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"
             }
         #expect(lines.last == "tapgridd: stopped cleanly", "\(lines)")
+        let replay = replayed
         let seen = observedContacts(lines).count
         if seen < expectedContacts {
             // Contacts played before libinput had the device set up are dropped: on a very loaded
             // machine the daemon may need more than the 4 s lead.
             let added = lines.firstIndex { $0.contains(") added:") }
-            Issue.record("\(seen) of \(expectedContacts) contacts seen (device added at line \(added.map(String.init) ?? "never")): \(lines)")
+            let written = expectedEvents.map { "; umockdev wrote \(replay.count) of \($0) events" } ?? ""
+            Issue.record("\(seen) of \(expectedContacts) contacts seen (device added at line \(added.map(String.init) ?? "never")\(written)): \(lines)")
+        }
+        if expectedEvents != nil {
+            // Each contact carries the time its frame was written (a cancel, the daemon's own):
+            // the daemon's timers and its contacts' times are one clock, as with a real panel.
+            let stamps = Set(replay)
+            let unstamped = eventRecords.compactMap { line -> String? in
+                guard let record = try? parseObject(line), record.string("event") == "touch", record.string("phase") != "cancel",
+                    let ms = (record["ms"] as? NSNumber)?.doubleValue, !stamps.contains(Int64((ms * 1000).rounded()))
+                else { return nil }
+                return line
+            }
+            #expect(unstamped.isEmpty, "contacts whose time is no time umockdev wrote at: \(unstamped)")
         }
         return lines
     }
 
-    /// `E: SEC.USEC ...` lines (USEC a plain integer) moved onto `base` seconds; comments kept.
-    static func rebase(_ path: String, onto base: Double) throws -> (text: String, last: Double) {
-        let baseMicros = Int64(base * 1_000_000)
-        var out: [String] = []
-        var last: Int64 = 0
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
-            guard line.hasPrefix("E: ") else {
-                out.append(String(line))
-                continue
-            }
+    /// The times of an events file's `E: SEC.USEC ...` lines (USEC a plain integer, as umockdev
+    /// 0.17 reads it), in seconds.
+    static func eventTimes(_ path: String) throws -> [Double] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("E: ") }.map { line in
             let fields = line.dropFirst(3).split(separator: " ", maxSplits: 1)
             let time = fields[0].split(separator: ".")
             guard fields.count == 2, time.count == 2, let seconds = Int64(time[0]), let micros = Int64(time[1]) else {
                 throw TestFailure("\(path): not an event line: \(line)")
             }
-            let at = seconds * 1_000_000 + micros
-            last = max(last, at)
-            let shifted = at + baseMicros
-            out.append("E: \(shifted / 1_000_000).\(shifted % 1_000_000) \(fields[1])")
+            return Double(seconds) + Double(micros) / 1e6
         }
-        return (out.joined(separator: "\n"), Double(last) / 1_000_000)
     }
 }
 

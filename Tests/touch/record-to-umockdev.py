@@ -17,8 +17,9 @@ bug reports carry) becomes a test that needs no hardware, no /dev/uinput and no 
 Events: umockdev plays the first event at once and each later one at its recorded gap, and libinput
 throws away what arrived before it set the device up; so a SYN_REPORT comes first at --base
 (default 0) and the recording follows --lead seconds later (default 4: time for a daemon to start).
-Give --base the current CLOCK_MONOTONIC seconds to make the kernel timestamps libinput reports line
-up with the reader's clock. Times are written `SEC.USEC` with USEC a plain integer (`4.50000` is 4 s
+Under umockdev-shim.c each frame gets the time it is written as its timestamp (as a kernel
+stamps it); without the shim, give --base the current CLOCK_MONOTONIC seconds to make the
+timestamps libinput reports line up with the reader's clock. Times are written `SEC.USEC` with USEC a plain integer (`4.50000` is 4 s
 and 50000 us): evemu reads it so, and umockdev 0.17 reads a zero-padded `4.050000` as octal.
 
 Only Python's standard library: the YAML that `libinput record` writes is read by a small block

@@ -9,12 +9,23 @@ public enum ControlRequest {
         /// A grid's `name` or its path (`"0/1"`).
         public var grid: String
         public var change: CellChange
+
+        public init(layout: String?, grid: String, change: CellChange) {
+            self.layout = layout
+            self.grid = grid
+            self.change = change
+        }
     }
 
     /// `{"op": "load", "layout": NAME, "definition": {...}}`.
     public struct Load: Sendable, Equatable {
         public var layout: String
         public var definition: JSONValue
+
+        public init(layout: String, definition: JSONValue) {
+            self.layout = layout
+            self.definition = definition
+        }
     }
 
     /// Reads a `set` request. - Returns: the request, or the `bad_request` message.

@@ -38,3 +38,58 @@ extension Request {
     public var line: [UInt8] { json + [0x0A] }
 
 }
+
+extension ControlRequest.Set {
+    /// The request as one compact line without its `\n`:
+    /// `{"op":"set","layout":"home","grid":"volume","text":"42 %","active":true,"value":42,"enabled":false}`,
+    /// `layout` only when set, then each key the change touches (`null` for one it clears), in that
+    /// order; what `ControlRequest.set` reads back.
+    public var json: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.set.name)
+        if let layout { object.string("layout", layout) }
+        object.string("grid", grid)
+        switch change.text {
+        case .keep: break
+        case .clear: object.null("text")
+        case .set(let text): object.string("text", text)
+        }
+        Self.write("active", change.active, to: &object)
+        switch change.valueJSON {
+        case .keep: break
+        case .clear: object.null("value")
+        case .set(let text): object.json("value", text)
+        }
+        Self.write("enabled", change.enabled, to: &object)
+        return object.bytes
+    }
+
+    private static func write(_ key: String, _ field: CellField<Bool>, to object: inout JSONObjectWriter) {
+        switch field {
+        case .keep: break
+        case .clear: object.null(key)
+        case .set(let flag): object.bool(key, flag)
+        }
+    }
+}
+
+extension ControlRequest.Load {
+    /// `{"op":"load","layout":"promo","definition":{...}}` (the definition as compact JSON), without its `\n`.
+    public var json: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.load.name)
+        object.string("layout", layout)
+        object.value("definition", definition)
+        return object.bytes
+    }
+}
+
+extension ControlRequest {
+    /// `{"op":"layouts","state":true}`: every layout with each grid's cell state, without its `\n`.
+    public static var layoutsWithStateJSON: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.layouts.name)
+        object.bool("state", true)
+        return object.bytes
+    }
+}

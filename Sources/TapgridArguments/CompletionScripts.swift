@@ -189,7 +189,8 @@ public enum CompletionScripts {
         if let group = spec.exclusiveGroups.first(where: { $0.contains(option.key) }) {
             excluded += group.filter { $0 != option.key }.map { "--" + $0 }
         }
-        let prefix = excluded.isEmpty ? "" : "(" + excluded.joined(separator: " ") + ")"
+        // `*`: offered again after it was given (a repeating option).
+        let prefix = (excluded.isEmpty ? "" : "(" + excluded.joined(separator: " ") + ")") + (option.repeats ? "*" : "")
         let description = "[" + zshBracketEscaped(option.help) + "]"
         switch option.kind {
         case .flag, .positional:

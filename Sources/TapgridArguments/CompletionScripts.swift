@@ -15,14 +15,14 @@ enum ValueCompletion: Equatable {
 }
 
 extension ArgumentSpec {
-    /// File names for `--x <path>`, `--x <file>` and the `<config>` and `<events>` positionals;
+    /// File names for `--x <path>`, `--x <file>` and the `<config>`, `<events>` and `<file>` positionals;
     /// the listed values of a `oneOf`; nothing else.
     var completion: ValueCompletion {
         if case .oneOf(let values) = valueKind { return .words(values) }
         switch kind {
         case .flag: return .nothing
         case .option(let valueName): return ["path", "file"].contains(valueName) ? .files : .nothing
-        case .positional: return ["config", "events"].contains(key) ? .files : .nothing
+        case .positional: return ["config", "events", "file"].contains(key) ? .files : .nothing
         }
     }
 

@@ -36,6 +36,8 @@ import TapgridTestSupport
     static let lines = [
         "tapgrid st", "tapgrid --gen", "tapgrid --generate-completion-script ", "tapgrid show --format ", "tapgrid show --",
         "tapgrid check ex", "tapgrid replay ev", "tapgrid replay e.jsonl --s", "tapgrid hit 1 2 --socket no", "tapgrid help re",
+        "tapgrid un", "tapgrid set home mute --active ", "tapgrid set home mute --clear ", "tapgrid set home mute --clear text --cl",
+        "tapgrid load promo ex", "tapgrid load promo p.json --ch",
     ]
 
     /// The same answers in every shell (zsh leaves out options already given and excluded ones).
@@ -50,6 +52,12 @@ import TapgridTestSupport
         "tapgrid replay e.jsonl --s": ["--socket", "--speed"],
         "tapgrid hit 1 2 --socket no": ["notes.txt"],
         "tapgrid help re": ["reload", "replay"],
+        "tapgrid un": ["unload"],
+        "tapgrid set home mute --active ": ["false", "true"],
+        "tapgrid set home mute --clear ": ["active", "enabled", "text", "value"],
+        "tapgrid set home mute --clear text --cl": ["--clear"],  // given again for another key
+        "tapgrid load promo ex": ["examples.json"],
+        "tapgrid load promo p.json --ch": ["--check"],
     ]
 
     @Test(.enabled(if: installed("/bin/bash"))) func bash() throws {

@@ -176,12 +176,18 @@ public struct ShowOptions: Sendable, Equatable {
     public var format: ShowFormat
     /// `--output`; nil means standard output.
     public var output: String?
+    /// `--socket`: draw the running daemon's layout with its cell state (only with `.svg`, never
+    /// with ``config``); nil: the config's layout, offline.
+    public var socket: String?
 
-    public init(config: String? = nil, layout: String? = nil, format: ShowFormat = .table, output: String? = nil) {
+    public init(
+        config: String? = nil, layout: String? = nil, format: ShowFormat = .table, output: String? = nil, socket: String? = nil
+    ) {
         self.config = config
         self.layout = layout
         self.format = format
         self.output = output
+        self.socket = socket
     }
 }
 
@@ -354,11 +360,19 @@ public enum CLICommand: Sendable, Equatable {
         case .check:
             return .check(CheckOptions(config: p.string("config")))
         case .show:
+            let format = p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table
+            if p.string("socket") != nil {
+                if p.string("config") != nil {
+                    throw CLISpecs.show.error("'<config>' and '--socket <path>' cannot be combined; with --socket the layout comes from the running daemon")
+                }
+                if format != .svg {
+                    throw CLISpecs.show.error("'--socket <path>' only applies to '--format svg'; add --format svg to draw the daemon's layout with its cell state")
+                }
+            }
             return .show(
                 ShowOptions(
-                    config: p.string("config"), layout: p.string("layout"),
-                    format: p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table,
-                    output: p.string("output")))
+                    config: p.string("config"), layout: p.string("layout"), format: format, output: p.string("output"),
+                    socket: p.string("socket")))
         case .replay:
             let spec = CLISpecs.replay
             let dispatch = p.flag("dispatch")
@@ -579,13 +593,17 @@ enum CLISpecs {
 
     static let show = CommandSpec(
         path: ["tapgrid", "show"],
-        abstract: "Print a layout's resolved grids as a table, JSON or SVG.",
+        abstract: "Print a layout's resolved grids as a table, JSON or SVG; with --socket, draw the running daemon's layout with its cell state.",
         arguments: [
             .positional("config", optional: true, help: "Config file to read. (default: \(HelpPhrases.defaultConfig))"),
             .option("layout", value: "name", help: "Layout to show.", default: "the config's initialLayout or only layout"),
             .option("format", value: "format", .oneOf(ShowFormat.allCases.map(\.rawValue)), help: "Output format.",
                 default: ShowFormat.table.rawValue),
             .option("output", value: "file", help: "Write to this file instead of standard output."),
+            .option(
+                "socket", value: "path",
+                help:
+                    "Draw the running daemon's layout instead, with each cell's state (its text, active and disabled cells); --format svg only, --layout defaults to the daemon's current layout."),
         ])
 
     static let replay = CommandSpec(

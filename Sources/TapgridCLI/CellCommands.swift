@@ -2,7 +2,7 @@ import TapgridArguments
 import TapgridConfig
 import TapgridCore
 
-/// `set`, `load` and `unload`: cell state and pushed layouts (README "Cell state
+/// `set`, `load`, `unload` and `show --socket`: cell state and pushed layouts (README "Cell state
 /// and pushed layouts"). Requests are written by the core (`ControlRequest`'s encoders, `Request`),
 /// replies read through its reply types.
 struct CellCommands {
@@ -102,6 +102,26 @@ struct CellCommands {
         let result = daemon.exchange(Request(op: .unload, layout: options.layout), socket: socket)
         return daemon.finish(result, json: options.json) { reply in
             HumanText.loaded(layout: options.layout, LoadReply(reply), unloaded: true)
+        }
+    }
+
+    /// `show --format svg --socket`: the daemon's layout (`--layout`, else its current one) with
+    /// every cell's state, from `{"op":"layouts","state":true}`.
+    func showState(_ options: ShowOptions, socket: String) -> Int32 {
+        switch daemon.exchange(line: ControlRequest.layoutsWithStateJSON + [0x0A], socket: socket) {
+        case .failure(let exit): return exit.code
+        case .success((.error(let error), let text)):
+            console.error("\(error.code ?? "error"): \(error.message ?? text)")
+            return TapgridCLIMain.failure
+        case .success((.ok(let value), _)):
+            let reply = LayoutsReply(value)
+            guard let layout = reply.layout(named: options.layout) else {
+                let names = reply.layouts.map { jsonEscaped($0.name) }.joined(separator: ", ")
+                let wanted = options.layout.map { "no layout \(jsonEscaped($0))" } ?? "no current layout"
+                console.error("\(wanted) in the daemon at \(socket); the layouts are \(names)")
+                return TapgridCLIMain.failure
+            }
+            return OfflineCommands(console: console).write(SVGRenderer.render(layout), to: options.output)
         }
     }
 }

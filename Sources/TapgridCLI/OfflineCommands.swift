@@ -57,6 +57,7 @@ struct OfflineCommands {
     }
 
     func show(_ options: ShowOptions) -> Int32 {
+        if let socket = options.socket { return CellCommands(console: console).showState(options, socket: socket) }
         guard let config = loadConfig(options.config, reader: .show),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }

@@ -3,7 +3,7 @@ import Testing
 
 import TapgridTestSupport
 
-/// The built `tapgrid set`, `load` and `unload` against a running `tapgridd`:
+/// The built `tapgrid set`, `load`, `unload` and `show --socket` against a running `tapgridd`:
 /// what a user types and reads, and what the daemon then does with its taps.
 extension EndToEnd {
     @Suite struct CellCLITests {
@@ -72,6 +72,29 @@ extension EndToEnd {
             #expect(tooLong.err == #"Error: bad_request: "text" is 300 bytes; at most 256"# + "\n")
         }
 
+        /// A toggle grid's taps flip `active`, and `show --socket` draws it lit, with the state
+        /// text as the cell's label.
+        @Test func showWithASocketDrawsWhatThePanelShows() throws {
+            let daemon = try DaemonProcess(config: Self.config)
+            let socket = ["--socket", daemon.socketPath]
+            #expect(try tapgrid(["tap", "150", "50"] + socket).out == #"seq 1 home: 1 "mute" tag 2 -> audit: dispatched"# + "\n")
+            #expect(try grid(daemon, "1")["active"] as? Bool == true)
+            #expect(try tapgrid(["set", "home", "volume", "--text", "Vol 7"] + socket).code == 0)
+            let svg = try tapgrid(["show", "--format", "svg"] + socket)
+            #expect(svg.code == 0 && svg.err == "")
+            #expect(svg.out.contains(##"<text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">Vol 7</text>"##))
+            #expect(!svg.out.contains(">volume</text>"))  // the text instead of the name
+            #expect(svg.out.contains(##"<rect x="100" y="0" width="100" height="100" fill="#f5a623" fill-opacity="0.55""##))  // mute is on
+            #expect(svg.out.contains(#"<title>1 &quot;mute&quot;: active, toggle</title>"#))
+            // Tapped again, it is off: no longer lit.
+            _ = try tapgrid(["tap", "150", "50"] + socket)
+            let after = try tapgrid(["show", "--format", "svg"] + socket)
+            #expect(after.out.contains(#"<rect x="100" y="0" width="100" height="100" fill="none""#))
+            // Offline, the same command without --socket draws the config as before: names, shading.
+            let offline = try tapgrid(["show", daemon.configPath, "--format", "svg"])
+            #expect(offline.out.contains(">volume</text>") && !offline.out.contains("Vol 7"))
+        }
+
         @Test func loadAndUnloadAPushedLayout() throws {
             let daemon = try DaemonProcess(config: Self.config)
             let socket = ["--socket", daemon.socketPath]
@@ -88,6 +111,8 @@ extension EndToEnd {
             #expect(try tapgrid(["set", "promo", "buy", "--text", "Buy now"] + socket).out == #"promo: 0 "buy": text "Buy now""# + "\n")
             let status = try parseObject(try tapgrid(["status", "--json"] + socket).out)
             #expect(status["pushed"] as? [String] == ["promo"])
+            let svg = try tapgrid(["show", "--format", "svg", "--layout", "promo"] + socket)
+            #expect(svg.out.contains(">Buy now</text>") && svg.out.contains(">later</text>"))
 
             let unloaded = try tapgrid(["unload", "promo"] + socket)
             #expect(unloaded.code == 0)

@@ -44,7 +44,8 @@ SUBCOMMANDS:
   check                   Validate a config file and its layouts; print errors
                           and warnings, exit 1 on any error.
   show                    Print a layout's resolved grids as a table, JSON or
-                          SVG.
+                          SVG; with --socket, draw the running daemon's layout
+                          with its cell state.
   replay                  Hit-test and route the taps of an event log again
                           (dispatching nothing) and report each one that
                           differs; exit 1 if any does. With --dispatch, send
@@ -288,9 +289,10 @@ OPTIONS:
 
     @Test func showHelp() {
         #expect(CLISubcommand.show.helpText == """
-OVERVIEW: Print a layout's resolved grids as a table, JSON or SVG.
+OVERVIEW: Print a layout's resolved grids as a table, JSON or SVG; with
+--socket, draw the running daemon's layout with its cell state.
 
-USAGE: tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]
+USAGE: tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>] [--socket <path>]
 
 ARGUMENTS:
   <config>                Config file to read. (default: $TAPGRID_CONFIG or
@@ -302,6 +304,10 @@ OPTIONS:
   --format <format>       Output format. (values: table, json, svg; default:
                           table)
   --output <file>         Write to this file instead of standard output.
+  --socket <path>         Draw the running daemon's layout instead, with each
+                          cell's state (its text, active and disabled cells);
+                          --format svg only, --layout defaults to the daemon's
+                          current layout.
   --version               Show the version.
   -h, --help              Show help information.
 """ + "\n")

@@ -70,6 +70,8 @@ import Testing
         (["show", "--format=json"], .show(ShowOptions(format: .json))),
         (["show", "--format", "table", "c.json"], .show(ShowOptions(config: "c.json", format: .table))),
         (["show", "--output", "-"], .show(ShowOptions(output: "-"))),
+        (["show", "--format", "svg", "--socket", "/s", "--layout", "promo"],
+         .show(ShowOptions(layout: "promo", format: .svg, socket: "/s"))),
         // replay
         (["replay", "events.jsonl"], .replay(ReplayOptions(events: "events.jsonl"))),
         (["replay", "events.jsonl", "--config", "c.json", "--json"],

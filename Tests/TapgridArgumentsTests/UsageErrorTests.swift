@@ -8,7 +8,7 @@ import Testing
     static let touchUsage = "tapgrid touch <x> <y> [--hold <ms>] [--double] [--layout <name>] [--socket <path>] [--json]"
     static let hitUsage = "tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]"
     static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
-    static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]"
+    static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>] [--socket <path>]"
     static let setUsage =
         "tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]"
     static let loadUsage = "tapgrid load <name> <file> [--check | --socket <path>] [--config <path>] [--json]"
@@ -152,6 +152,13 @@ import Testing
         (["load", "promo", "p.json", "--check", "--json"],
          "'--check' and '--json' cannot be combined; --check prints a report, as tapgrid check does", loadUsage, "tapgrid load"),
         (["unload"], "Missing expected argument '<layout>'", unloadUsage, "tapgrid unload"),
+        // show --socket: the daemon's layout, drawn as SVG
+        (["show", "--socket", "/s"],
+         "'--socket <path>' only applies to '--format svg'; add --format svg to draw the daemon's layout with its cell state",
+         showUsage, "tapgrid show"),
+        (["show", "c.json", "--format", "svg", "--socket", "/s"],
+         "'<config>' and '--socket <path>' cannot be combined; with --socket the layout comes from the running daemon",
+         showUsage, "tapgrid show"),
         // errors come in a fixed order: options first, then positional values, unexpected, missing
         (["tap", "abc", "--bogus"], "Unknown option '--bogus'", tapUsage, "tapgrid tap"),
         (["tap", "abc", "--layout"], "Missing value for '--layout <name>'", tapUsage, "tapgrid tap"),

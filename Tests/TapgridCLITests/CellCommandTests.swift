@@ -116,8 +116,47 @@ import TapgridTestSupport
         #expect(refused.result.err == #"Error: unknown_layout: layout "home" was not pushed; the pushed layouts are "promo""# + "\n")
     }
 
+    static let layoutsReply = #"{"layouts":[{"name":"home","width":300,"height":100,"current":true,"grids":[{"path":"","rect":[0,0,300,100]},{"path":"0","rect":[0,0,100,100],"name":"volume","tag":1,"text":"42 %","active":true,"value":42,"enabled":null},{"path":"1","rect":[100,0,100,100],"name":"mute","tag":2,"toggle":true,"text":null,"active":null,"value":null,"enabled":false},{"path":"2","rect":[200,0,100,100],"name":"off","tag":3}]},{"name":"promo","width":200,"height":100,"current":false,"grids":[{"path":"","rect":[0,0,200,100],"tag":7,"text":"Buy <now>","active":null,"value":null,"enabled":null}]}]}"#
+
+    /// The daemon's current layout as its panel shows it: the state text instead of the name, the
+    /// active cell lit, the disabled one greyed and its label dimmed; the tooltips say the state.
+    @Test func showWithASocketDrawsTheCellState() throws {
+        let (result, requests) = try against(["show", "--format", "svg"], reply: Self.layoutsReply)
+        #expect(requests == [#"{"op":"layouts","state":true}"#])
+        #expect(result.code == 0 && result.err == "")
+        #expect(result.out == """
+            <svg xmlns="http://www.w3.org/2000/svg" width="300" height="100" viewBox="0 0 300 100" font-family="sans-serif">
+            <title>tapgrid layout home, cell state from the daemon</title>
+            <rect x="0" y="0" width="300" height="100" fill="#ffffff"/>
+            <rect x="0" y="0" width="300" height="100" fill="none" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>(root)</title></rect>
+            <rect x="0" y="0" width="100" height="100" fill="#f5a623" fill-opacity="0.55" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>0 &quot;volume&quot;: text &quot;42 %&quot;, active, value 42</title></rect>
+            <rect x="100" y="0" width="100" height="100" fill="#9e9e9e" fill-opacity="0.45" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>1 &quot;mute&quot;: disabled, toggle</title></rect>
+            <rect x="200" y="0" width="100" height="100" fill="none" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>2 &quot;off&quot;</title></rect>
+            <text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">42 %</text>
+            <text x="150" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#777777">mute</text>
+            <text x="250" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">off</text>
+            </svg>
+
+            """)
+        // --layout picks another of the daemon's layouts (here a pushed one, its root a cell).
+        let promo = try against(["show", "--format", "svg", "--layout", "promo"], reply: Self.layoutsReply)
+        #expect(promo.result.out.contains(#">Buy &lt;now&gt;</text>"#))
+        #expect(promo.result.out.contains(#"width="200" height="100""#))
+    }
+
+    @Test func showWithASocketNamesTheDaemonsLayouts() throws {
+        let dir = try makeTempDir()
+        defer { removeTempDir(dir) }
+        let daemon = try FakeDaemon { _, _ in Self.layoutsReply }
+        let result = run(["show", "--format", "svg", "--layout", "nope", "--socket", daemon.path, "--output", dir + "/x.svg"])
+        daemon.finish()
+        #expect(result.code == 1)
+        #expect(result.err == "Error: no layout \"nope\" in the daemon at \(daemon.path); the layouts are \"home\", \"promo\"\n")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.svg"))
+    }
+
     @Test func unreachableDaemonExits69() {
-        for arguments in [["set", "home", "v", "--text", "x"], ["unload", "promo"]] {
+        for arguments in [["set", "home", "v", "--text", "x"], ["unload", "promo"], ["show", "--format", "svg"]] {
             let result = run(arguments + ["--socket", "/nonexistent/tapgrid.sock"])
             #expect(result.code == 69)
             #expect(result.err.hasPrefix("Error: cannot connect to /nonexistent/tapgrid.sock: No such file or directory (errno 2)"))

@@ -203,12 +203,12 @@ extension EndToEnd {
         /// recorded ones but where spacing or the layout named matters: debounce suppresses more
         /// without the recorded pauses, and a tap naming its layout is not quieted by a switch.
         static let dispatchCases: [(String, String)] = [
-            ("handlers", "11 taps answered: dispatched 8, miss 2, unrouted 1, denied 0, busy 0, failed 0, suppressed 0\n"),
-            ("refusals", "7 taps answered: dispatched 3, miss 0, unrouted 0, denied 2, busy 1, failed 1, suppressed 0\n"),
-            ("debounce", "9 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 5\n"),
+            ("handlers", "11 taps answered: dispatched 8, miss 2, unrouted 1, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n"),
+            ("refusals", "7 taps answered: dispatched 3, miss 0, unrouted 0, denied 2, busy 1, failed 1, suppressed 0, disabled 0\n"),
+            ("debounce", "9 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 5, disabled 0\n"),
             ("torn", """
                 line 8: unreadable: not JSON (1:188: unterminated string)
-                7 taps answered: dispatched 5, miss 2, unrouted 0, denied 0, busy 0, failed 0, suppressed 0; 1 unreadable
+                7 taps answered: dispatched 5, miss 2, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 1 unreadable
 
                 """),
         ]
@@ -236,7 +236,7 @@ extension EndToEnd {
             let started = Date()
             let result = try tapgrid(["replay", ReplayFixtures.events("debounce"), "--dispatch", "--socket", daemon.socketPath])
             let elapsed = Date().timeIntervalSince(started)
-            #expect(result.out == "9 taps answered: dispatched 6, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 3\n")
+            #expect(result.out == "9 taps answered: dispatched 6, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 3, disabled 0\n")
             #expect(result.code == 0)
             try daemon.stop()
             let recorded = ReplayFixtures.tapRecords(ReplayFixtures.events("debounce"))
@@ -275,7 +275,7 @@ extension EndToEnd {
             #expect(human.out == """
                 line 12 seq 9 (300, 100) settings: unknown_layout: unknown layout "settings"; the layouts are "home"
                 line 14 seq 10 (100, 100) settings: unknown_layout: unknown layout "settings"; the layouts are "home"
-                11 taps answered: dispatched 5, miss 2, unrouted 2, denied 0, busy 0, failed 0, suppressed 0; 2 errors
+                11 taps answered: dispatched 5, miss 2, unrouted 2, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 2 errors
 
                 """)
             #expect(human.code == 0)
@@ -283,7 +283,7 @@ extension EndToEnd {
             #expect(json.out == """
                 {"line": 12, "seq": 9, "x": 300, "y": 100, "layout": "settings", "error": {"code":"unknown_layout","message":"unknown layout \\"settings\\"; the layouts are \\"home\\""}}
                 {"line": 14, "seq": 10, "x": 100, "y": 100, "layout": "settings", "error": {"code":"unknown_layout","message":"unknown layout \\"settings\\"; the layouts are \\"home\\""}}
-                {"taps": 11, "outcomes": {"dispatched": 5, "miss": 2, "unrouted": 2, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0}, "errors": 2, "notLogged": 0, "unreadable": 0}
+                {"taps": 11, "outcomes": {"dispatched": 5, "miss": 2, "unrouted": 2, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 0}, "errors": 2, "notLogged": 0, "unreadable": 0}
 
                 """)
             #expect(json.code == 0)
@@ -293,7 +293,7 @@ extension EndToEnd {
         @Test func dispatchJSON() throws {
             let daemon = try ReplayFixtures.daemon("refusals.json")
             let result = try tapgrid(["replay", ReplayFixtures.events("refusals"), "--dispatch", "--socket", daemon.socketPath, "--speed", "0", "--json"])
-            #expect(result.out == #"{"taps": 7, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 2, "busy": 1, "failed": 1, "suppressed": 0}, "errors": 0, "notLogged": 0, "unreadable": 0}"# + "\n")
+            #expect(result.out == #"{"taps": 7, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 2, "busy": 1, "failed": 1, "suppressed": 0, "disabled": 0}, "errors": 0, "notLogged": 0, "unreadable": 0}"# + "\n")
             #expect(result.code == 0)
         }
 

@@ -120,7 +120,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon(answerWhenQuiet: true)
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--speed", "0"])
         daemon.finish()
-        #expect(result.out == "200 taps answered: dispatched 0, miss 200, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "200 taps answered: dispatched 0, miss 200, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         #expect(result.err == "")
         #expect(result.code == 0)
         let state = daemon.state.withLock { $0 }
@@ -170,7 +170,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: true)
         daemon.finish()
-        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         // Drawn once a second has passed (after the second tap, due at 0.7 s, unless the machine
         // is slow), each time over the last, then erased: no newline.
         let drawn = result.err.split(separator: "\r\u{1B}[K", omittingEmptySubsequences: false)
@@ -191,7 +191,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path], stderrIsTerminal: false)
         daemon.finish()
         #expect(result.err == "")
-        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "3 taps answered: dispatched 0, miss 3, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
     }
 
     /// A daemon that goes away mid-run: how far it got, exit 69 (not reachable any more).
@@ -216,11 +216,11 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         }
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path, "--json"])
         daemon.finish()
-        #expect(result.out == #"{"taps": 4, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "deferred": 1}, "errors": 0, "notLogged": 3, "unreadable": 0}"# + "\n")
+        #expect(result.out == #"{"taps": 4, "outcomes": {"dispatched": 3, "miss": 0, "unrouted": 0, "denied": 0, "busy": 0, "failed": 0, "suppressed": 0, "disabled": 0, "deferred": 1}, "errors": 0, "notLogged": 3, "unreadable": 0}"# + "\n")
         let human = try FakeDaemon { n, _ in #"{"seq":\#(n),"outcome":"dispatched","logged":false}"# }
         let text = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", human.path])
         human.finish()
-        #expect(text.out == "4 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0; 4 not logged\n")
+        #expect(text.out == "4 taps answered: dispatched 4, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0; 4 not logged\n")
     }
 
     /// Nothing is sent for a log without taps, and that is not a failure.
@@ -230,7 +230,7 @@ func eventLog(times: [Double?], layout: String = "home") -> String {
         let daemon = try FakeDaemon()
         let result = run(["replay", dir + "/e.jsonl", "--dispatch", "--socket", daemon.path])
         daemon.finish()
-        #expect(result.out == "0 taps answered: dispatched 0, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0\n")
+        #expect(result.out == "0 taps answered: dispatched 0, miss 0, unrouted 0, denied 0, busy 0, failed 0, suppressed 0, disabled 0\n")
         #expect(result.code == 0)
         #expect(daemon.state.withLock { $0.requests }.isEmpty)
     }

@@ -35,11 +35,21 @@ struct ArgumentSpec: Sendable, Equatable {
     /// False for options listed in the help but not in the usage line (`--generate-manual`), as
     /// argument-parser leaves its own generator options out of the usage.
     var showsInUsage = true
+    /// True for an option that may be given several times, each value kept (`--clear text
+    /// --clear value`), where other options keep the last one.
+    var repeats = false
 
     /// This argument, left out of the usage line (still in the help).
     func hiddenFromUsage() -> ArgumentSpec {
         var copy = self
         copy.showsInUsage = false
+        return copy
+    }
+
+    /// This option, taken as often as it is given (``ParsedArguments/strings(_:)``); `...` in the usage.
+    func repeating() -> ArgumentSpec {
+        var copy = self
+        copy.repeats = true
         return copy
     }
 
@@ -73,11 +83,11 @@ struct ArgumentSpec: Sendable, Equatable {
         }
     }
 
-    /// The fragment in the usage line: `[--socket <path>]`, `<x>`, `[<config>]`.
+    /// The fragment in the usage line: `[--socket <path>]`, `<x>`, `[<config>]`, `[--clear <key> ...]`.
     var usageFragment: String {
         switch kind {
         case .positional(optional: false): return synopsis
-        default: return "[\(synopsis)]"
+        default: return "[\(synopsis)\(repeats ? " ..." : "")]"
         }
     }
 
@@ -123,9 +133,13 @@ struct SubcommandSummary: Sendable, Equatable {
 struct ParsedArguments: Sendable, Equatable {
     var values: [String: String] = [:]
     var flags: Set<String> = []
+    /// Every value of a repeating option, in command-line order.
+    var lists: [String: [String]] = [:]
 
     func flag(_ key: String) -> Bool { flags.contains(key) }
     func string(_ key: String) -> String? { values[key] }
+    /// The values of a repeating option (``ArgumentSpec/repeating()``); empty when it was not given.
+    func strings(_ key: String) -> [String] { lists[key] ?? [] }
     /// A value declared `.finiteNumber`; 0 if absent (only required positionals are read this way).
     func number(_ key: String) -> Double { values[key].flatMap { Double($0) } ?? 0 }
 }
@@ -275,7 +289,11 @@ struct CommandSpec: Sendable {
                 }
                 let check = spec.validate(value)
                 guard check.ok else { throw error("The value '\(value)' is invalid for '\(spec.synopsis)'\(check.hint)") }
-                parsed.values[key] = value  // repeated options: the last one wins, as in argument-parser
+                if spec.repeats {
+                    parsed.lists[key, default: []].append(value)
+                } else {
+                    parsed.values[key] = value  // repeated options: the last one wins, as in argument-parser
+                }
             case .positional:
                 preconditionFailure("argument(_:positional: false) returned a positional")
             }

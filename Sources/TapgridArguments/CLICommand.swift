@@ -80,7 +80,7 @@ public struct ControlOptions: Sendable, Equatable {
     }
 }
 
-/// Options of `tapgrid use LAYOUT`.
+/// Options of `tapgrid use LAYOUT` and `tapgrid unload LAYOUT`.
 public struct UseOptions: Sendable, Equatable {
     public var layout: String
     public var socket: String?
@@ -89,6 +89,66 @@ public struct UseOptions: Sendable, Equatable {
 
     public init(layout: String, socket: String? = nil, config: String? = nil, json: Bool = false) {
         self.layout = layout
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// The keys of a grid's cell state (README "Cell state"), as `set` names them and `--clear` takes them.
+public enum CellKey: String, Sendable, Equatable, CaseIterable {
+    case text, active, value, enabled
+}
+
+/// Options of `tapgrid set LAYOUT GRID`: the keys to set (nil: left as they are) and to clear.
+public struct SetOptions: Sendable, Equatable {
+    public var layout: String
+    /// A grid's name or its path.
+    public var grid: String
+    public var text: String?
+    public var active: Bool?
+    /// `--value` as given: JSON text, read by the CLI (which has the JSON parser).
+    public var value: String?
+    public var enabled: Bool?
+    /// `--clear`, each key once, in the order first given; never a key that is also set.
+    public var clear: [CellKey]
+    public var socket: String?
+    public var config: String?
+    public var json: Bool
+
+    public init(
+        layout: String, grid: String, text: String? = nil, active: Bool? = nil, value: String? = nil, enabled: Bool? = nil,
+        clear: [CellKey] = [], socket: String? = nil, config: String? = nil, json: Bool = false
+    ) {
+        self.layout = layout
+        self.grid = grid
+        self.text = text
+        self.active = active
+        self.value = value
+        self.enabled = enabled
+        self.clear = clear
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// Options of `tapgrid load NAME FILE`: send the definition in `file` to the daemon, or with
+/// `check` check it offline against `config` (never together with `socket`).
+public struct LoadOptions: Sendable, Equatable {
+    public var name: String
+    public var file: String
+    public var check: Bool
+    public var socket: String?
+    /// The config whose `socket.path` locates the daemon; with `check`, the config whose handlers
+    /// and routes apply (nil: the default config).
+    public var config: String?
+    public var json: Bool
+
+    public init(name: String, file: String, check: Bool = false, socket: String? = nil, config: String? = nil, json: Bool = false) {
+        self.name = name
+        self.file = file
+        self.check = check
         self.socket = socket
         self.config = config
         self.json = json
@@ -116,12 +176,18 @@ public struct ShowOptions: Sendable, Equatable {
     public var format: ShowFormat
     /// `--output`; nil means standard output.
     public var output: String?
+    /// `--socket`: draw the running daemon's layout with its cell state (only with `.svg`, never
+    /// with ``config``); nil: the config's layout, offline.
+    public var socket: String?
 
-    public init(config: String? = nil, layout: String? = nil, format: ShowFormat = .table, output: String? = nil) {
+    public init(
+        config: String? = nil, layout: String? = nil, format: ShowFormat = .table, output: String? = nil, socket: String? = nil
+    ) {
         self.config = config
         self.layout = layout
         self.format = format
         self.output = output
+        self.socket = socket
     }
 }
 
@@ -154,13 +220,17 @@ public struct ReplayOptions: Sendable, Equatable {
 
 /// The subcommands of `tapgrid`, in help order.
 public enum CLISubcommand: String, Sendable, Equatable, CaseIterable {
-    case tap, touch, hit, status, reload, use, check, show, replay
+    case tap, touch, hit, status, reload, use, set, load, unload, check, show, replay
 
     /// The exact `tapgrid <sub> --help` text (ends with one newline).
     public var helpText: String { spec.helpText }
 
     /// The usage line, e.g. `tapgrid status [--socket <path>] [--config <path>] [--json]`.
     public var usage: String { spec.usage }
+
+    /// A usage error of this subcommand found after parsing, by a module that can read what the
+    /// arguments cannot (`set --value` that is not JSON): printed and exited 64 as any other.
+    public func usageError(_ message: String) -> UsageError { spec.error(message) }
 }
 
 /// What a `tapgrid` command line asks for.
@@ -171,6 +241,9 @@ public enum CLICommand: Sendable, Equatable {
     case status(ControlOptions)
     case reload(ControlOptions)
     case use(UseOptions)
+    case set(SetOptions)
+    case load(LoadOptions)
+    case unload(UseOptions)
     case check(CheckOptions)
     case show(ShowOptions)
     case replay(ReplayOptions)
@@ -269,14 +342,37 @@ public enum CLICommand: Sendable, Equatable {
                 UseOptions(
                     layout: p.string("layout") ?? "", socket: p.string("socket"), config: p.string("config"),
                     json: p.flag("json")))
+        case .set:
+            return .set(try setOptions(p))
+        case .load:
+            if p.flag("check"), p.flag("json") {
+                throw CLISpecs.load.error("'--check' and '--json' cannot be combined; --check prints a report, as tapgrid check does")
+            }
+            return .load(
+                LoadOptions(
+                    name: p.string("name") ?? "", file: p.string("file") ?? "", check: p.flag("check"), socket: p.string("socket"),
+                    config: p.string("config"), json: p.flag("json")))
+        case .unload:
+            return .unload(
+                UseOptions(
+                    layout: p.string("layout") ?? "", socket: p.string("socket"), config: p.string("config"),
+                    json: p.flag("json")))
         case .check:
             return .check(CheckOptions(config: p.string("config")))
         case .show:
+            let format = p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table
+            if p.string("socket") != nil {
+                if p.string("config") != nil {
+                    throw CLISpecs.show.error("'<config>' and '--socket <path>' cannot be combined; with --socket the layout comes from the running daemon")
+                }
+                if format != .svg {
+                    throw CLISpecs.show.error("'--socket <path>' only applies to '--format svg'; add --format svg to draw the daemon's layout with its cell state")
+                }
+            }
             return .show(
                 ShowOptions(
-                    config: p.string("config"), layout: p.string("layout"),
-                    format: p.string("format").flatMap(ShowFormat.init(rawValue:)) ?? .table,
-                    output: p.string("output")))
+                    config: p.string("config"), layout: p.string("layout"), format: format, output: p.string("output"),
+                    socket: p.string("socket")))
         case .replay:
             let spec = CLISpecs.replay
             let dispatch = p.flag("dispatch")
@@ -299,6 +395,27 @@ public enum CLICommand: Sendable, Equatable {
     }
 }
 
+extension CLICommand {
+    /// `set`'s options: at least one key to change, and no key both set and cleared.
+    static func setOptions(_ p: ParsedArguments) throws(UsageError) -> SetOptions {
+        let spec = CLISpecs.set
+        var clear: [CellKey] = []
+        for key in p.strings("clear").compactMap(CellKey.init(rawValue:)) where !clear.contains(key) { clear.append(key) }
+        for key in clear where p.string(key.rawValue) != nil {
+            let option = spec.argument(key.rawValue, positional: false)?.synopsis ?? key.rawValue
+            throw spec.error("'\(option)' and '--clear \(key.rawValue)' cannot be combined; one sets \(key.rawValue), the other clears it")
+        }
+        if clear.isEmpty, CellKey.allCases.allSatisfy({ p.string($0.rawValue) == nil }) {
+            throw spec.error("Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>' or '--clear <key>'")
+        }
+        return SetOptions(
+            layout: p.string("layout") ?? "", grid: p.string("grid") ?? "", text: p.string("text"),
+            active: p.string("active").map { $0 == "true" }, value: p.string("value"),
+            enabled: p.string("enabled").map { $0 == "true" }, clear: clear, socket: p.string("socket"),
+            config: p.string("config"), json: p.flag("json"))
+    }
+}
+
 extension CLISubcommand {
     var spec: CommandSpec {
         switch self {
@@ -308,6 +425,9 @@ extension CLISubcommand {
         case .status: return CLISpecs.status
         case .reload: return CLISpecs.reload
         case .use: return CLISpecs.use
+        case .set: return CLISpecs.set
+        case .load: return CLISpecs.load
+        case .unload: return CLISpecs.unload
         case .check: return CLISpecs.check
         case .show: return CLISpecs.show
         case .replay: return CLISpecs.replay
@@ -406,7 +526,60 @@ enum CLISpecs {
         path: ["tapgrid", "use"],
         abstract: "Make <layout> the daemon's current layout.",
         arguments: [
-            .positional("layout", help: "Name of a layout in the daemon's config."),
+            .positional("layout", help: "Name of one of the daemon's layouts: a config's or a pushed one."),
+            controlSocket, controlConfig,
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ])
+
+    static let trueOrFalse = ArgumentSpec.ValueKind.oneOf(["true", "false"])
+
+    static let set = CommandSpec(
+        path: ["tapgrid", "set"],
+        abstract: "Set a grid's cell state in the daemon (what a panel shows and handlers read); keys left out keep their value.",
+        arguments: [
+            .positional("layout", help: "Layout of the grid: one of the config's or a pushed one."),
+            .positional("grid", help: "The grid's name, or its path (\"0/1\"; \"\" is the root)."),
+            .option("text", value: "text", help: "The text the cell shows (at most 256 bytes)."),
+            .option("active", value: "bool", trueOrFalse, help: "Whether the cell is on (a toggle grid flips it on each tap)."),
+            .option(
+                "value", value: "json",
+                help: "Any JSON value, which handlers read in TAPGRID_VALUE (at most 4 KiB; a string needs its quotes: '\"on\"')."),
+            .option("enabled", value: "bool", trueOrFalse, help: "false: taps on the grid get outcome disabled: recorded, not routed."),
+            .option(
+                "clear", value: "key", .oneOf(CellKey.allCases.map(\.rawValue)),
+                help: "Clear this key back to null (repeat it for more keys).").repeating(),
+            controlSocket, controlConfig,
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ])
+
+    static let load = CommandSpec(
+        path: ["tapgrid", "load"],
+        abstract:
+            "Push a layout to the daemon (or replace a config layout of that name) from a file holding its definition; with --check, check the file offline instead.",
+        arguments: [
+            .positional("name", help: "Name of the layout to load."),
+            .positional(
+                "file",
+                help: "JSON file holding the layout's definition: what a config's layouts entry holds (width, height, grid inline)."),
+            .flag(
+                "check",
+                help:
+                    "Check the definition offline, as the daemon would, against the handlers and routes of --config; print errors and warnings, exit 1 on any error."),
+            controlSocket,
+            .option(
+                "config", value: "path",
+                help:
+                    "Find the daemon's socket from this config's socket.path (used after --socket and $TAPGRID_SOCKET); with --check, the config whose handlers and routes apply.",
+                default: "with --check, " + HelpPhrases.defaultConfig),
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ],
+        exclusiveGroups: [["check", "socket"]])
+
+    static let unload = CommandSpec(
+        path: ["tapgrid", "unload"],
+        abstract: "Remove a layout pushed with load; a config layout of that name comes back.",
+        arguments: [
+            .positional("layout", help: "Name of a layout pushed with load."),
             controlSocket, controlConfig,
             .flag("json", help: "Print the daemon's reply as JSON."),
         ])
@@ -420,13 +593,17 @@ enum CLISpecs {
 
     static let show = CommandSpec(
         path: ["tapgrid", "show"],
-        abstract: "Print a layout's resolved grids as a table, JSON or SVG.",
+        abstract: "Print a layout's resolved grids as a table, JSON or SVG; with --socket, draw the running daemon's layout with its cell state.",
         arguments: [
             .positional("config", optional: true, help: "Config file to read. (default: \(HelpPhrases.defaultConfig))"),
             .option("layout", value: "name", help: "Layout to show.", default: "the config's initialLayout or only layout"),
             .option("format", value: "format", .oneOf(ShowFormat.allCases.map(\.rawValue)), help: "Output format.",
                 default: ShowFormat.table.rawValue),
             .option("output", value: "file", help: "Write to this file instead of standard output."),
+            .option(
+                "socket", value: "path",
+                help:
+                    "Draw the running daemon's layout instead, with each cell's state (its text, active and disabled cells); --format svg only, --layout defaults to the daemon's current layout."),
         ])
 
     static let replay = CommandSpec(

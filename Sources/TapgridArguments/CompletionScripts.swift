@@ -15,14 +15,14 @@ enum ValueCompletion: Equatable {
 }
 
 extension ArgumentSpec {
-    /// File names for `--x <path>`, `--x <file>` and the `<config>` and `<events>` positionals;
+    /// File names for `--x <path>`, `--x <file>` and the `<config>`, `<events>` and `<file>` positionals;
     /// the listed values of a `oneOf`; nothing else.
     var completion: ValueCompletion {
         if case .oneOf(let values) = valueKind { return .words(values) }
         switch kind {
         case .flag: return .nothing
         case .option(let valueName): return ["path", "file"].contains(valueName) ? .files : .nothing
-        case .positional: return ["config", "events"].contains(key) ? .files : .nothing
+        case .positional: return ["config", "events", "file"].contains(key) ? .files : .nothing
         }
     }
 
@@ -189,7 +189,8 @@ public enum CompletionScripts {
         if let group = spec.exclusiveGroups.first(where: { $0.contains(option.key) }) {
             excluded += group.filter { $0 != option.key }.map { "--" + $0 }
         }
-        let prefix = excluded.isEmpty ? "" : "(" + excluded.joined(separator: " ") + ")"
+        // `*`: offered again after it was given (a repeating option).
+        let prefix = (excluded.isEmpty ? "" : "(" + excluded.joined(separator: " ") + ")") + (option.repeats ? "*" : "")
         let description = "[" + zshBracketEscaped(option.help) + "]"
         switch option.kind {
         case .flag, .positional:

@@ -23,7 +23,7 @@ public enum ManualPages {
             "EXIT STATUS",
             [
                 ("0", "Success (tap exits 0 for every outcome, which it prints; replay --dispatch once every tap is answered, whatever the outcomes)."),
-                ("1", "Failure: an invalid config, an error reply from the daemon, a replay that differs."),
+                ("1", "Failure: an invalid config or layout (check, load --check), an error reply from the daemon, a replay that differs."),
                 ("64", "Usage error: Error: ..., then the usage, on standard error."),
                 ("69", "The daemon cannot be reached (no socket, not a socket, permission denied, nobody listening)."),
             ])

@@ -32,6 +32,12 @@ struct DaemonCommands {
 
     /// Sends one request and reads the reply; prints why and returns an exit code on failure.
     func exchange(_ request: Request, socket: String) -> Result<(DaemonReply, String), ExitCode> {
+        exchange(line: request.line, socket: socket)
+    }
+
+    /// The same for a request line written by the core's other encoders (`ControlRequest`'s),
+    /// with its `\n`.
+    func exchange(line request: [UInt8], socket: String) -> Result<(DaemonReply, String), ExitCode> {
         var client: DaemonClient
         do {
             client = try DaemonClient(path: socket, timeoutSeconds: DaemonCommands.replyTimeout)
@@ -40,7 +46,7 @@ struct DaemonCommands {
             return .failure(ExitCode(TapgridCLIMain.unavailable))
         }
         do {
-            try client.send(request.line)
+            try client.send(request)
             guard let line = try client.readLine() else {
                 console.error("the daemon at \(socket) closed the connection without a reply")
                 return .failure(ExitCode(TapgridCLIMain.unavailable))
@@ -67,7 +73,10 @@ struct DaemonCommands {
         case .failure(let exit): return exit.code
         case .success((.error(let error), let text)):
             if json { console.line(text) }
-            console.error("\(error.code ?? "error"): \(error.message ?? text)")
+            // A refused config or layout has one error a line (`config_error`): each its own `Error:` line.
+            for line in (error.message ?? text).split(separator: "\n", omittingEmptySubsequences: false) {
+                console.error("\(error.code ?? "error"): \(line)")
+            }
             return TapgridCLIMain.failure
         case .success((.ok(let reply), let text)):
             console.line(json ? text : human(reply))

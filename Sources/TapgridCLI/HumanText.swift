@@ -66,4 +66,33 @@ enum HumanText {
     }
 
     static func gridLabel(_ path: String) -> String { path.isEmpty ? "(root)" : path }
+
+    /// What `tapgrid set` prints: `home: 0/1 "volume": text "42 %", active true, value cleared`,
+    /// the grid's name as asked when it was asked by name.
+    static func cellSet(layout: String, path: String, asked: String, change: CellChange) -> String {
+        var parts: [String] = []
+        func describe<Value>(_ key: String, _ field: CellField<Value>, _ shown: (Value) -> String) {
+            switch field {
+            case .keep: break
+            case .clear: parts.append("\(key) cleared")
+            case .set(let value): parts.append("\(key) \(shown(value))")
+            }
+        }
+        describe("text", change.text, jsonEscaped)
+        describe("active", change.active) { String($0) }
+        describe("value", change.valueJSON) { $0 }
+        describe("enabled", change.enabled) { String($0) }
+        let grid = gridLabel(path) + (asked == path ? "" : " \(jsonEscaped(asked))")
+        return "\(layout): \(grid): " + parts.joined(separator: ", ")
+    }
+
+    /// What `tapgrid load` and `unload` print: `layout "promo" loaded: generation 5`, or that the
+    /// daemon had that very definition already.
+    static func loaded(layout: String, _ reply: LoadReply, unloaded: Bool) -> String {
+        let generation = reply.generation.map { "generation \($0)" } ?? "generation -"
+        if reply.unchanged {
+            return "layout \(jsonEscaped(layout)) unchanged: the daemon has this definition already (\(generation))"
+        }
+        return "layout \(jsonEscaped(layout)) \(unloaded ? "unloaded" : "loaded"): \(generation)"
+    }
 }

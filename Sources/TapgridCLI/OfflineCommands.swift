@@ -36,22 +36,28 @@ struct OfflineCommands {
     func check(_ options: CheckOptions) -> Int32 {
         let path = configPath(options.config)
         let (config, diagnostics) = ConfigLoader.check(path: path, missingHint: missingHint(.check, given: options.config))
-        if let config {
-            for layout in config.layouts {
-                let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
-                let frame = layout.frame
-                console.line("layout \(jsonEscaped(layout.name)): \(counted(layout.tree.count, "grid")), \(hittable) hittable (\(formatForPeople(frame.width))x\(formatForPeople(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatForPeople(frame.scale))"))\(layout.name == config.initialLayout ? ", initial" : "")")
-            }
+        let layouts = config.map { config in config.layouts.map { ($0, $0.name == config.initialLayout) } } ?? []
+        return report(layouts: layouts, diagnostics, subject: path)
+    }
+
+    /// What `check` (and `load --check`) print: a line per layout that loaded, one per error and
+    /// warning, then `PATH: N errors, M warnings`. - Returns: 1 on any error, else 0.
+    func report(layouts: [(layout: LoadedLayout, initial: Bool)], _ diagnostics: Diagnostics, subject: String) -> Int32 {
+        for (layout, initial) in layouts {
+            let hittable = layout.tree.nodes.reduce(0) { $0 + ($1.hittable ? 1 : 0) }
+            let frame = layout.frame
+            console.line("layout \(jsonEscaped(layout.name)): \(counted(layout.tree.count, "grid")), \(hittable) hittable (\(formatForPeople(frame.width))x\(formatForPeople(frame.height)) \(frame.direction.rawValue)\(frame.scale == 1 ? "" : " scale \(formatForPeople(frame.scale))"))\(initial ? ", initial" : "")")
         }
         for diagnostic in diagnostics.all {
             console.line("\(diagnostic.severity.rawValue): \(diagnostic)")
         }
         let errors = diagnostics.errors.count, warnings = diagnostics.warnings.count
-        console.line("\(path): \(counted(errors, "error")), \(counted(warnings, "warning"))")
+        console.line("\(subject): \(counted(errors, "error")), \(counted(warnings, "warning"))")
         return errors > 0 ? TapgridCLIMain.failure : TapgridCLIMain.success
     }
 
     func show(_ options: ShowOptions) -> Int32 {
+        if let socket = options.socket { return CellCommands(console: console).showState(options, socket: socket) }
         guard let config = loadConfig(options.config, reader: .show),
             let layout = layout(named: options.layout, in: config)
         else { return TapgridCLIMain.failure }
@@ -61,7 +67,12 @@ struct OfflineCommands {
         case .table: text = LayoutRendering.table(layout, config: config)
         case .svg: text = SVGRenderer.render(layout)
         }
-        if let output = options.output {
+        return write(text, to: options.output)
+    }
+
+    /// Writes `text` to `output` (`--output`), else to standard output.
+    func write(_ text: String, to output: String?) -> Int32 {
+        if let output {
             do {
                 let fd = try Files.openForWriting(output)
                 try FD.writeAll(fd.rawValue, Array(text.utf8))

@@ -1,38 +1,111 @@
 import TapgridCore
 
 /// `tapgrid show --format svg`: the layout to scale, for a browser. Every grid outlined,
-/// hittable grids shaded, leaves labelled with their name or tag, borderlines drawn.
+/// hittable grids shaded, leaves labelled with their name or tag, borderlines drawn. With
+/// `--socket`, the daemon's layout as a panel shows it: each cell labelled with its state text
+/// (else its name or tag), active cells filled, disabled ones dimmed.
 enum SVGRenderer {
+    /// One grid as drawn: its outline (filled or not), then its borderlines and label.
+    struct Cell {
+        /// Normalized (no negative sizes).
+        var rect: Rect
+        var fill = "none"
+        /// The `fill-opacity` attribute's text, when the fill has one.
+        var fillOpacity: String? = nil
+        /// The outline's tooltip: the grid path (and, drawn from the daemon, its state).
+        var title: String
+        var borderlines: [Borderline]? = nil
+        /// Drawn in the middle of the rect when it has an area.
+        var label: String? = nil
+        var labelColor = "#1b1b1b"
+    }
+
+    /// The config's layout, offline.
     static func render(_ layout: LoadedLayout) -> String {
         let tree = layout.tree
-        let rects = layout.resolved.rects
-        let width = formatNumber(layout.frame.width), height = formatNumber(layout.frame.height)
+        let cells = tree.preorder().map { index in
+            let node = tree.nodes[index]
+            let info = tree.info(of: index)
+            let path = tree.path(of: index)
+            var cell = Cell(rect: normalized(layout.resolved.rects[index]), title: path.isEmpty ? "(root)" : path)
+            if node.hittable {
+                cell.fill = "#4a90d9"
+                cell.fillOpacity = "0.18"
+            }
+            cell.borderlines = tree.borderlines[Int32(index)]
+            if let info, node.childCount == 0 { cell.label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil) }
+            return cell
+        }
+        return render(
+            title: "tapgrid layout \(layout.name)", width: layout.frame.width, height: layout.frame.height,
+            scale: layout.frame.scale, cells: cells)
+    }
+
+    /// Active cells: filled as a lit button.
+    static let activeFill = "#f5a623"
+    /// Disabled cells: greyed, their label dimmed.
+    static let disabledFill = "#9e9e9e", disabledLabel = "#777777"
+
+    /// A layout of the daemon's `layouts` reply with state: what its panel shows.
+    static func render(_ layout: LayoutsReply.Layout) -> String {
+        var parents: Set<String> = []
+        for grid in layout.grids where !grid.path.isEmpty {
+            parents.insert(grid.path.lastIndex(of: "/").map { String(grid.path[..<$0]) } ?? "")
+        }
+        let cells = layout.grids.map { grid in
+            let state = grid.state
+            var cell = Cell(rect: normalized(grid.rect), title: stateTitle(grid))
+            if state.isDisabled {
+                cell.fill = state.active == true ? activeFill : disabledFill
+                cell.fillOpacity = state.active == true ? "0.25" : "0.45"
+                cell.labelColor = disabledLabel
+            } else if state.active == true {
+                cell.fill = activeFill
+                cell.fillOpacity = "0.55"
+            }
+            if state.text != nil || !parents.contains(grid.path) {
+                cell.label = state.text ?? grid.name ?? grid.tag.map { "tag \($0)" }
+            }
+            return cell
+        }
+        return render(
+            title: "tapgrid layout \(layout.name), cell state from the daemon", width: layout.width, height: layout.height,
+            scale: 1, cells: cells)
+    }
+
+    /// `0/1 "volume": text "42 %", active, disabled, value 42, toggle`: a grid and its state, for its tooltip.
+    static func stateTitle(_ grid: LayoutsReply.Grid) -> String {
+        var title = HumanText.gridLabel(grid.path) + (grid.name.map { " \(jsonEscaped($0))" } ?? "")
+        var parts: [String] = []
+        if let text = grid.state.text { parts.append("text \(jsonEscaped(text))") }
+        if let active = grid.state.active { parts.append(active ? "active" : "inactive") }
+        if grid.state.isDisabled { parts.append("disabled") }
+        if let value = grid.state.valueJSON { parts.append("value \(value)") }
+        if grid.toggle { parts.append("toggle") }
+        if !parts.isEmpty { title += ": " + parts.joined(separator: ", ") }
+        return title
+    }
+
+    static func render(title: String, width w: Double, height h: Double, scale: Double, cells: [Cell]) -> String {
+        let width = formatNumber(w), height = formatNumber(h)
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif">
-            <title>tapgrid layout \(escape(layout.name))</title>
+            <title>\(escape(title))</title>
             <rect x="0" y="0" width="\(width)" height="\(height)" fill="#ffffff"/>
 
             """
-        for index in tree.preorder() {
-            let rect = normalized(rects[index])
+        for cell in cells {
+            let rect = cell.rect
             guard rect.width > 0 || rect.height > 0 else { continue }
-            let node = tree.nodes[index]
-            let path = tree.path(of: index)
-            let fill = node.hittable ? "#4a90d9" : "none"
-            let opacity = node.hittable ? " fill-opacity=\"0.18\"" : ""
-            svg += "<rect x=\"\(formatNumber(rect.x))\" y=\"\(formatNumber(rect.y))\" width=\"\(formatNumber(rect.width))\" height=\"\(formatNumber(rect.height))\" fill=\"\(fill)\"\(opacity) stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(path.isEmpty ? "(root)" : path))</title></rect>\n"
+            let opacity = cell.fillOpacity.map { " fill-opacity=\"\($0)\"" } ?? ""
+            svg += "<rect x=\"\(formatNumber(rect.x))\" y=\"\(formatNumber(rect.y))\" width=\"\(formatNumber(rect.width))\" height=\"\(formatNumber(rect.height))\" fill=\"\(cell.fill)\"\(opacity) stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(cell.title))</title></rect>\n"
         }
-        for index in tree.preorder() {
-            if let lines = tree.borderlines[Int32(index)] {
-                svg += borderlines(lines, rect: normalized(rects[index]), scale: layout.frame.scale)
-            }
-            guard let info = tree.info(of: index) else { continue }
-            let rect = normalized(rects[index])
-            guard tree.nodes[index].childCount == 0, rect.width > 0, rect.height > 0 else { continue }
-            let label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil)
-            guard let label else { continue }
+        for cell in cells {
+            if let lines = cell.borderlines { svg += borderlines(lines, rect: cell.rect, scale: scale) }
+            let rect = cell.rect
+            guard let label = cell.label, rect.width > 0, rect.height > 0 else { continue }
             let size = max(6, min(16, rect.height / 3, rect.width / Double(max(label.count, 1)) * 1.6))
-            svg += "<text x=\"\(formatNumber(rect.x + rect.width / 2))\" y=\"\(formatNumber(rect.y + rect.height / 2))\" font-size=\"\(formatNumber(size.rounded()))\" text-anchor=\"middle\" dy=\"0.35em\" fill=\"#1b1b1b\">\(escape(label))</text>\n"
+            svg += "<text x=\"\(formatNumber(rect.x + rect.width / 2))\" y=\"\(formatNumber(rect.y + rect.height / 2))\" font-size=\"\(formatNumber(size.rounded()))\" text-anchor=\"middle\" dy=\"0.35em\" fill=\"\(cell.labelColor)\">\(escape(label))</text>\n"
         }
         return svg + "</svg>\n"
     }

@@ -45,6 +45,12 @@ public enum TapgridCLIMain {
             return DaemonCommands(console: console).control(op: .reload, options: options)
         case .use(let options):
             return DaemonCommands(console: console).use(options)
+        case .set(let options):
+            return CellCommands(console: console).set(options)
+        case .load(let options):
+            return CellCommands(console: console).load(options)
+        case .unload(let options):
+            return CellCommands(console: console).unload(options)
         case .replay(let options):
             if let code = replayPreflight(options, console: console) { return code }
             return ReplayCommand(console: console).run(options)

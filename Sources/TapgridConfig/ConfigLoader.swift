@@ -38,6 +38,14 @@ public enum ConfigLoader {
         return parser.parse(document)
     }
 
+    /// Reads a file holding one layout definition for `tapgrid load` (what a config's `layouts`
+    /// entry holds), read as config files are: comments and trailing commas allowed, the same
+    /// size limit, file-type and (as root) ownership checks.
+    /// - Returns: the definition, or the problem named by the file (and line and column).
+    public static func readDefinition(path: String) -> Result<JSONValue, Diagnostic> {
+        readJSON(path, shownAs: path)
+    }
+
     /// Reads and parses one JSON file; a problem is named by the file (and line and column).
     /// - Parameter missingHint: appended after `; ` when the file does not exist.
     static func readJSON(_ path: String, shownAs name: String, missingHint: String? = nil) -> Result<JSONValue, Diagnostic> {

@@ -31,10 +31,6 @@ extension EndToEnd {
             }
             """
 
-        func tapgrid(_ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
-            try runProgram(cliBinary, arguments, environment: ["PATH": "/usr/bin:/bin"])
-        }
-
         @Test func hitThroughTheDaemonPrintsWhatOfflineHitPrints() throws {
             let daemon = try DaemonProcess(config: Self.config)
             let expected = [

@@ -36,6 +36,8 @@ import TapgridTestSupport
     static let lines = [
         "tapgrid st", "tapgrid --gen", "tapgrid --generate-completion-script ", "tapgrid show --format ", "tapgrid show --",
         "tapgrid check ex", "tapgrid replay ev", "tapgrid replay e.jsonl --s", "tapgrid hit 1 2 --socket no", "tapgrid help re",
+        "tapgrid un", "tapgrid set home mute --active ", "tapgrid set home mute --clear ", "tapgrid set home mute --clear text --cl",
+        "tapgrid load promo ex", "tapgrid load promo p.json --ch", "tapgrid show --format svg --so",
     ]
 
     /// The same answers in every shell (zsh leaves out options already given and excluded ones).
@@ -44,12 +46,19 @@ import TapgridTestSupport
         "tapgrid --gen": ["--generate-completion-script", "--generate-manual"],
         "tapgrid --generate-completion-script ": ["bash", "fish", "zsh"],
         "tapgrid show --format ": ["json", "svg", "table"],
-        "tapgrid show --": ["--format", "--help", "--layout", "--output", "--version"],
+        "tapgrid show --": ["--format", "--help", "--layout", "--output", "--socket", "--version"],
         "tapgrid check ex": ["examples.json"],
         "tapgrid replay ev": ["events.jsonl"],
         "tapgrid replay e.jsonl --s": ["--socket", "--speed"],
         "tapgrid hit 1 2 --socket no": ["notes.txt"],
         "tapgrid help re": ["reload", "replay"],
+        "tapgrid un": ["unload"],
+        "tapgrid set home mute --active ": ["false", "true"],
+        "tapgrid set home mute --clear ": ["active", "enabled", "text", "value"],
+        "tapgrid set home mute --clear text --cl": ["--clear"],  // given again for another key
+        "tapgrid load promo ex": ["examples.json"],
+        "tapgrid load promo p.json --ch": ["--check"],
+        "tapgrid show --format svg --so": ["--socket"],
     ]
 
     @Test(.enabled(if: installed("/bin/bash"))) func bash() throws {

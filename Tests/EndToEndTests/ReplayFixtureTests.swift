@@ -54,10 +54,6 @@ extension JSONValue {
 
 extension EndToEnd {
     @Suite struct ReplayFixtureTests {
-        func tapgrid(_ arguments: [String]) throws -> (code: Int32, out: String, err: String) {
-            try runProgram(cliBinary, arguments, environment: ["PATH": "/usr/bin:/bin"])
-        }
-
         /// (fixture, config under the fixtures folder, exit code, the whole output). Against the
         /// config it was recorded under a fixture has no difference (torn's last line is unreadable
         /// and says so); against a config changed on purpose, exactly the taps the change moves.

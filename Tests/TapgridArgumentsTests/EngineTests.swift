@@ -26,6 +26,18 @@ import Testing
         #expect(wrapHelp("a " + long + " b", indent: 26) == [String](repeating: String(repeating: " ", count: 26), count: 3).enumerated().map { $0.element + ["a", long, "b"][$0.offset] }.joined(separator: "\n"))
     }
 
+    /// A repeating option keeps every value in order, where another keeps the last; `...` in the usage.
+    @Test func repeatingOptionKeepsEveryValue() throws {
+        let spec = CommandSpec(
+            path: ["t"], abstract: "T.",
+            arguments: [.option("tag", value: "t", help: "A tag.").repeating(), .option("name", value: "n", help: "A name.")])
+        #expect(spec.usage == "t [--tag <t> ...] [--name <n>]")
+        let parsed = try spec.parse(["--tag", "a", "--name", "x", "--tag=b", "--name", "y", "--tag", "a"])
+        #expect(parsed.strings("tag") == ["a", "b", "a"])
+        #expect(parsed.string("tag") == nil && parsed.string("name") == "y")
+        #expect(try spec.parse([]).strings("tag").isEmpty)
+    }
+
     @Test func valueListPhrases() {
         let two = ArgumentSpec.option("mode", value: "mode", .oneOf(["a", "b"]), help: "Mode.")
         #expect(two.validate("c").hint == ". Please provide one of 'a' and 'b'.")

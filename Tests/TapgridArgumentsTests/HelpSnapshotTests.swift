@@ -32,10 +32,20 @@ SUBCOMMANDS:
   reload                  Make the daemon re-read its config; a config that
                           fails to load leaves the old one running.
   use                     Make <layout> the daemon's current layout.
+  set                     Set a grid's cell state in the daemon (what a panel
+                          shows and handlers read); keys left out keep their
+                          value.
+  load                    Push a layout to the daemon (or replace a config
+                          layout of that name) from a file holding its
+                          definition; with --check, check the file offline
+                          instead.
+  unload                  Remove a layout pushed with load; a config layout of
+                          that name comes back.
   check                   Validate a config file and its layouts; print errors
                           and warnings, exit 1 on any error.
   show                    Print a layout's resolved grids as a table, JSON or
-                          SVG.
+                          SVG; with --socket, draw the running daemon's layout
+                          with its cell state.
   replay                  Hit-test and route the taps of an event log again
                           (dispatching nothing) and report each one that
                           differs; exit 1 if any does. With --dispatch, send
@@ -150,7 +160,101 @@ OVERVIEW: Make <layout> the daemon's current layout.
 USAGE: tapgrid use <layout> [--socket <path>] [--config <path>] [--json]
 
 ARGUMENTS:
-  <layout>                Name of a layout in the daemon's config.
+  <layout>                Name of one of the daemon's layouts: a config's or a
+                          pushed one.
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func setHelp() {
+        #expect(CLISubcommand.set.helpText == """
+OVERVIEW: Set a grid's cell state in the daemon (what a panel shows and
+handlers read); keys left out keep their value.
+
+USAGE: tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]
+
+ARGUMENTS:
+  <layout>                Layout of the grid: one of the config's or a pushed
+                          one.
+  <grid>                  The grid's name, or its path ("0/1"; "" is the root).
+
+OPTIONS:
+  --text <text>           The text the cell shows (at most 256 bytes).
+  --active <bool>         Whether the cell is on (a toggle grid flips it on
+                          each tap). (values: true, false)
+  --value <json>          Any JSON value, which handlers read in TAPGRID_VALUE
+                          (at most 4 KiB; a string needs its quotes: '"on"').
+  --enabled <bool>        false: taps on the grid get outcome disabled:
+                          recorded, not routed. (values: true, false)
+  --clear <key>           Clear this key back to null (repeat it for more
+                          keys). (values: text, active, value, enabled)
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func loadHelp() {
+        #expect(CLISubcommand.load.helpText == """
+OVERVIEW: Push a layout to the daemon (or replace a config layout of that name)
+from a file holding its definition; with --check, check the file offline
+instead.
+
+USAGE: tapgrid load <name> <file> [--check | --socket <path>] [--config <path>] [--json]
+
+ARGUMENTS:
+  <name>                  Name of the layout to load.
+  <file>                  JSON file holding the layout's definition: what a
+                          config's layouts entry holds (width, height, grid
+                          inline).
+
+OPTIONS:
+  --check                 Check the definition offline, as the daemon would,
+                          against the handlers and routes of --config; print
+                          errors and warnings, exit 1 on any error.
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and
+                          $TAPGRID_SOCKET); with --check, the config whose
+                          handlers and routes apply. (default: with --check,
+                          $TAPGRID_CONFIG or /etc/tapgrid/tapgrid.json)
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+""" + "\n")
+    }
+
+    @Test func unloadHelp() {
+        #expect(CLISubcommand.unload.helpText == """
+OVERVIEW: Remove a layout pushed with load; a config layout of that name comes
+back.
+
+USAGE: tapgrid unload <layout> [--socket <path>] [--config <path>] [--json]
+
+ARGUMENTS:
+  <layout>                Name of a layout pushed with load.
 
 OPTIONS:
   --socket <path>         Socket of the running daemon. (default:
@@ -185,9 +289,10 @@ OPTIONS:
 
     @Test func showHelp() {
         #expect(CLISubcommand.show.helpText == """
-OVERVIEW: Print a layout's resolved grids as a table, JSON or SVG.
+OVERVIEW: Print a layout's resolved grids as a table, JSON or SVG; with
+--socket, draw the running daemon's layout with its cell state.
 
-USAGE: tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]
+USAGE: tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>] [--socket <path>]
 
 ARGUMENTS:
   <config>                Config file to read. (default: $TAPGRID_CONFIG or
@@ -199,6 +304,10 @@ OPTIONS:
   --format <format>       Output format. (values: table, json, svg; default:
                           table)
   --output <file>         Write to this file instead of standard output.
+  --socket <path>         Draw the running daemon's layout instead, with each
+                          cell's state (its text, active and disabled cells);
+                          --format svg only, --layout defaults to the daemon's
+                          current layout.
   --version               Show the version.
   -h, --help              Show help information.
 """ + "\n")

@@ -8,7 +8,11 @@ import Testing
     static let touchUsage = "tapgrid touch <x> <y> [--hold <ms>] [--double] [--layout <name>] [--socket <path>] [--json]"
     static let hitUsage = "tapgrid hit <x> <y> [--layout <name>] [--socket <path> | --config <path>] [--json]"
     static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
-    static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>]"
+    static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>] [--socket <path>]"
+    static let setUsage =
+        "tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]"
+    static let loadUsage = "tapgrid load <name> <file> [--check | --socket <path>] [--config <path>] [--json]"
+    static let unloadUsage = "tapgrid unload <layout> [--socket <path>] [--config <path>] [--json]"
     static let replayUsage =
         "tapgrid replay <events> [--config <path> | --socket <path>] [--dispatch] [--speed <factor>] [--json]"
     static let useUsage = "tapgrid use <layout> [--socket <path>] [--config <path>] [--json]"
@@ -21,15 +25,15 @@ import Testing
         (["-x"], "Unknown option '-x'", rootUsage, "tapgrid"),
         (["--socket", "/s", "status"], "Unknown option '--socket'", rootUsage, "tapgrid"),
         (["--"], "Missing expected argument '<subcommand>'", rootUsage, "tapgrid"),
-        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
-        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         // a mistyped subcommand: a swap, a missing or extra letter, a unique prefix
         (["stauts"], "Unknown subcommand 'stauts'; did you mean 'status'?", rootUsage, "tapgrid"),
         (["chek", "c.json"], "Unknown subcommand 'chek'; did you mean 'check'?", rootUsage, "tapgrid"),
         (["taps", "1", "2"], "Unknown subcommand 'taps'; did you mean 'tap'?", rootUsage, "tapgrid"),
         (["rep", "e.jsonl"], "Unknown subcommand 'rep'; did you mean 'replay'?", rootUsage, "tapgrid"),
         (["help", "shwo"], "Unknown subcommand 'shwo'; did you mean 'show'?", rootUsage, "tapgrid"),
-        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         (["--verison"], "Unknown option '--verison'; did you mean '--version'?", rootUsage, "tapgrid"),
         (["help", "tap", "extra"], "Unexpected argument 'extra'", rootUsage, "tapgrid"),
         // unknown options
@@ -122,6 +126,39 @@ import Testing
          "The option '--dispatch' does not take any value, but 'yes' was specified.", replayUsage, "tapgrid replay"),
         (["replay", "--dispatch", "--socket", "/s"], "Missing expected argument '<events>'", replayUsage, "tapgrid replay"),
         (["replay", "e.jsonl", "--dispach"], "Unknown option '--dispach'; did you mean '--dispatch'?", replayUsage, "tapgrid replay"),
+        // set: what to change, each key as its own option; true or false spelled out
+        (["set", "home"], "Missing expected argument '<grid>'", setUsage, "tapgrid set"),
+        (["set", "home", "volume"],
+         "Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>' or '--clear <key>'",
+         setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--active", "maybe"],
+         "The value 'maybe' is invalid for '--active <bool>'. Please provide one of 'true' and 'false'.", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--enabled=yes"],
+         "The value 'yes' is invalid for '--enabled <bool>'. Please provide one of 'true' and 'false'.", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--clear", "colour"],
+         "The value 'colour' is invalid for '--clear <key>'. Please provide one of 'text', 'active', 'value' or 'enabled'.",
+         setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--clear"], "Missing value for '--clear <key>'", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--text", "a", "--clear", "text"],
+         "'--text <text>' and '--clear text' cannot be combined; one sets text, the other clears it", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--clear", "active", "--value", "1", "--clear", "value"],
+         "'--value <json>' and '--clear value' cannot be combined; one sets value, the other clears it", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "--txet", "a"], "Unknown option '--txet'; did you mean '--text'?", setUsage, "tapgrid set"),
+        (["set", "home", "volume", "extra", "--text", "a"], "Unexpected argument 'extra'", setUsage, "tapgrid set"),
+        // load and unload
+        (["load", "promo"], "Missing expected argument '<file>'", loadUsage, "tapgrid load"),
+        (["load", "promo", "p.json", "--check", "--socket", "/s"],
+         "'--check' and '--socket <path>' cannot be combined; use one or the other", loadUsage, "tapgrid load"),
+        (["load", "promo", "p.json", "--check", "--json"],
+         "'--check' and '--json' cannot be combined; --check prints a report, as tapgrid check does", loadUsage, "tapgrid load"),
+        (["unload"], "Missing expected argument '<layout>'", unloadUsage, "tapgrid unload"),
+        // show --socket: the daemon's layout, drawn as SVG
+        (["show", "--socket", "/s"],
+         "'--socket <path>' only applies to '--format svg'; add --format svg to draw the daemon's layout with its cell state",
+         showUsage, "tapgrid show"),
+        (["show", "c.json", "--format", "svg", "--socket", "/s"],
+         "'<config>' and '--socket <path>' cannot be combined; with --socket the layout comes from the running daemon",
+         showUsage, "tapgrid show"),
         // errors come in a fixed order: options first, then positional values, unexpected, missing
         (["tap", "abc", "--bogus"], "Unknown option '--bogus'", tapUsage, "tapgrid tap"),
         (["tap", "abc", "--layout"], "Missing value for '--layout <name>'", tapUsage, "tapgrid tap"),
@@ -184,7 +221,7 @@ import Testing
         let root = try #require(throws: UsageError.self) { try CLICommand.parse(["frobnicate"]) }
         #expect(
             root.description == """
-                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'check', 'show' and 'replay'
+                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'
                 Usage: tapgrid <subcommand>
                   See 'tapgrid --help' for more information.
                 """)

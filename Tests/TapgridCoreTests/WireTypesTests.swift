@@ -53,6 +53,86 @@ import Testing
         #expect(String(decoding: touch.json, as: UTF8.self) == #"{"op":"down","x":5,"y":6,"slot":2}"#)
     }
 
+    /// `set`, `load` and `layouts` with state as the CLI writes them, and what the daemon's
+    /// reader (`ControlRequest`) reads back from those very lines.
+    @Test func controlRequestsAreWrittenAndReadBack() throws {
+        let sets: [(ControlRequest.Set, String)] = [
+            (ControlRequest.Set(layout: "home", grid: "volume", change: CellChange(text: .set("42 %"), active: .set(true), valueJSON: .set(#"{"v":[1,"a"]}"#), enabled: .set(false))),
+             #"{"op":"set","layout":"home","grid":"volume","text":"42 %","active":true,"value":{"v":[1,"a"]},"enabled":false}"#),
+            (ControlRequest.Set(layout: nil, grid: "0/1", change: CellChange(text: .clear, valueJSON: .clear)),
+             #"{"op":"set","grid":"0/1","text":null,"value":null}"#),
+            (ControlRequest.Set(layout: "a \"b\"", grid: "", change: CellChange(active: .clear, enabled: .clear)),
+             #"{"op":"set","layout":"a \"b\"","grid":"","active":null,"enabled":null}"#),
+        ]
+        for (request, text) in sets {
+            #expect(String(decoding: request.json, as: UTF8.self) == text)
+            #expect(RequestScanner.scan(request.json).map(\.op) == .success(.set))
+            #expect(ControlRequest.set(try JSONParser.parse(request.json, lenient: false)) == .success(request))
+        }
+        let definition = try JSONParser.parse(#"{"width": 200, "height": 100, "grid": {"cols": [{"tag": 7, "size": 0.5}]}}"#, lenient: false)
+        let load = ControlRequest.Load(layout: "promo", definition: definition)
+        #expect(String(decoding: load.json, as: UTF8.self) == #"{"op":"load","layout":"promo","definition":{"width":200,"height":100,"grid":{"cols":[{"tag":7,"size":0.5}]}}}"#)
+        #expect(ControlRequest.load(try JSONParser.parse(load.json, lenient: false)) == .success(load))
+        #expect(String(decoding: Request(op: .unload, layout: "promo").json, as: UTF8.self) == #"{"op":"unload","layout":"promo"}"#)
+        let layouts = ControlRequest.layoutsWithStateJSON
+        #expect(String(decoding: layouts, as: UTF8.self) == #"{"op":"layouts","state":true}"#)
+        #expect(ControlRequest.layoutsWithState(try JSONParser.parse(layouts, lenient: false)) == .success(true))
+    }
+
+    @Test func cellAndLayoutRepliesAreReadIntoTypes() throws {
+        func value(_ text: String) throws -> JSONValue { try JSONParser.parse(text, lenient: false) }
+        let set = CellSetReply(try value(#"{"ok":true,"layout":"home","grid":"0/1"}"#))
+        #expect(set.layout == "home" && set.grid == "0/1")
+        let loaded = LoadReply(try value(#"{"ok":true,"generation":5}"#))
+        #expect(loaded.generation == 5 && !loaded.unchanged)
+        #expect(LoadReply(try value(#"{"ok":true,"generation":4,"unchanged":true}"#)).unchanged)
+        let reply = LayoutsReply(try value(#"""
+            {"layouts":[{"name":"home","width":300,"height":100,"current":true,"grids":[
+              {"path":"","rect":[0,0,300,100]},
+              {"path":"0","rect":[0,0,100,100],"name":"volume","tag":1,"text":"42 %","active":true,"value":{"v":42},"enabled":null},
+              {"path":"1","rect":[100,0,100,100],"tag":2,"toggle":true,"text":null,"active":null,"value":null,"enabled":false},
+              {"path":"2","rect":"bad"}]},
+             {"name":"promo","width":200,"height":50.5,"current":false,"grids":[]}]}
+            """#))
+        #expect(reply.layouts.map(\.name) == ["home", "promo"])
+        let home = try #require(reply.layout(named: nil))
+        #expect(home.name == "home" && home.width == 300 && home.current)
+        #expect(home.grids.map(\.path) == ["", "0", "1"])  // the unreadable grid is left out
+        #expect(home.grids[1].rect == Rect(x: 0, y: 0, width: 100, height: 100))
+        #expect(home.grids[1].name == "volume" && home.grids[1].tag == 1 && !home.grids[1].toggle)
+        #expect(home.grids[1].state == CellState(text: "42 %", active: true, valueJSON: #"{"v":42}"#, enabled: nil))
+        #expect(home.grids[2].toggle && home.grids[2].state == CellState(enabled: false) && home.grids[2].state.isDisabled)
+        #expect(home.grids[0].state.isEmpty)
+        #expect(reply.layout(named: "promo")?.height == 50.5)
+        #expect(reply.layout(named: "nope") == nil)
+        #expect(LayoutsReply(try value(#"{"ok":true}"#)).layouts.isEmpty)
+    }
+
+    /// What `tapgrid load --check` runs offline is what the daemon's `load` runs: the same
+    /// messages, named from `load.definition`, routed by the config's routes.
+    @Test func pushedLayoutCheckIsTheLoadsCheck() throws {
+        var parser = ConfigParser(file: "t.json", directory: "/") { path in .failure(Diagnostic(.error, "no files: \(path)")) }
+        let (parsed, _) = parser.parse(try JSONParser.parse(#"{"layouts": {"a": {"width": 10, "height": 10, "grid": {}}}, "handlers": {"audit": {"type": "log"}}, "routes": [{"tags": [7], "handler": "audit"}]}"#, lenient: false))
+        let config = try #require(parsed)
+        let bad = try JSONParser.parse(#"{"width": 200, "height": 100, "grid": {"cols": [{"size": "200", "tag": 7}]}}"#, lenient: false)
+        let (refused, problems) = PushedLayouts.check("promo", definition: bad, config: config)
+        #expect(refused == nil)
+        let expected = #"load.definition.grid 0: "size": "200" is not a size; use a number (200), "fill", "wrap" or a percentage ("20%")"#
+        #expect(problems.errors.map(\.description) == [expected])
+        var pushed = PushedLayouts()
+        guard case .refused(let errors) = pushed.load("promo", definition: bad, config: config) else {
+            Issue.record("a bad definition was loaded")
+            return
+        }
+        #expect(errors.map(\.description) == [expected])
+        let good = try JSONParser.parse(#"{"width": 200, "height": 100, "grid": {"cols": [{"tag": 7}, {"tag": 8}]}}"#, lenient: false)
+        let (layout, warnings) = PushedLayouts.check("promo", definition: good, config: config)
+        #expect(layout?.name == "promo" && layout?.tree.count == 3)
+        #expect(warnings.errors.isEmpty)
+        #expect(warnings.warnings.map(\.description) == [#"layout "promo": tag 8 matches no route and there is no default route; taps there are "unrouted""#])
+        #expect(PushedLayouts.check("", definition: good, config: config).diagnostics.errors.map(\.description) == ["load.layout: a layout needs a non-empty name"])
+    }
+
     @Test func repliesAreReadIntoTypes() throws {
         let error = try DaemonReply.read(Array(#"{"id":7,"error":{"code":"unknown_layout","message":"unknown layout \"x\""}}"#.utf8))
         guard case .error(let refused) = error else { Issue.record("not an error: \(error)"); return }

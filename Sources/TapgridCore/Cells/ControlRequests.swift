@@ -21,6 +21,11 @@ public enum ControlRequest {
     public struct Load: Sendable, Equatable {
         public var layout: String
         public var definition: JSONValue
+
+        public init(layout: String, definition: JSONValue) {
+            self.layout = layout
+            self.definition = definition
+        }
     }
 
     /// Reads a `set` request. - Returns: the request, or the `bad_request` message.

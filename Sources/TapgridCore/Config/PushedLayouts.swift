@@ -31,16 +31,31 @@ public struct PushedLayouts: Sendable {
     /// compact JSON) and keeps it as `name`, routed with `config`'s handlers and routes.
     public mutating func load(_ name: String, definition: JSONValue, config: Config) -> LoadResult {
         if let current = entries[name], current.definition == definition { return .unchanged }
-        var compact: [UInt8] = []
-        JSONWriter.appendValue(definition, to: &compact)
-        if compact.count > ControlRequest.maxDefinitionBytes {
-            return .refused([Diagnostic(.error, "load.definition: \(compact.count) bytes as compact JSON; at most \(ControlRequest.maxDefinitionBytes) (1 MiB)")])
-        }
-        if name.isEmpty { return .refused([Diagnostic(.error, "load.layout: a layout needs a non-empty name")]) }
-        let (layout, diagnostics) = ConfigParser.parsePushedLayout(name: name, definition: definition, config: config)
+        let (layout, diagnostics) = Self.check(name, definition: definition, config: config)
         guard let layout else { return .refused(diagnostics.errors) }
         entries[name] = Entry(definition: definition, layout: layout)
         return .loaded
+    }
+
+    /// What `load` checks, without keeping anything (`tapgrid load --check` runs it offline, so
+    /// it says what the daemon would): the size (at most `ControlRequest.maxDefinitionBytes` as
+    /// compact JSON), the name, then `ConfigParser.parsePushedLayout` against `config`.
+    /// - Returns: the layout (nil on any error) and every error and warning, named from `load`.
+    public static func check(
+        _ name: String, definition: JSONValue, config: Config
+    ) -> (layout: LoadedLayout?, diagnostics: Diagnostics) {
+        var refused = Diagnostics()
+        var compact: [UInt8] = []
+        JSONWriter.appendValue(definition, to: &compact)
+        if compact.count > ControlRequest.maxDefinitionBytes {
+            refused.error("load.definition: \(compact.count) bytes as compact JSON; at most \(ControlRequest.maxDefinitionBytes) (1 MiB)")
+            return (nil, refused)
+        }
+        if name.isEmpty {
+            refused.error("load.layout: a layout needs a non-empty name")
+            return (nil, refused)
+        }
+        return ConfigParser.parsePushedLayout(name: name, definition: definition, config: config)
     }
 
     /// Forgets the pushed layout `name`. - Returns: false when no layout of that name was pushed.

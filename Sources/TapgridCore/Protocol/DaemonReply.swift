@@ -104,6 +104,97 @@ public struct TouchReply: Sendable, Equatable {
     }
 }
 
+/// A `set` reply: `{"ok":true,"layout":"home","grid":"0/1"}` (the grid's path, also when the
+/// request named it).
+public struct CellSetReply: Sendable, Equatable {
+    public var layout: String?
+    public var grid: String?
+
+    public init(_ value: JSONValue) {
+        layout = value["layout"]?.stringValue
+        grid = value["grid"]?.stringValue
+    }
+}
+
+/// A `load` or `unload` reply: `{"ok":true,"generation":5}`, `"unchanged":true` when the
+/// definition was the one in place already.
+public struct LoadReply: Sendable, Equatable {
+    public var generation: Int64?
+    public var unchanged: Bool
+
+    public init(_ value: JSONValue) {
+        generation = value["generation"]?.int64Value
+        unchanged = value["unchanged"] == .bool(true)
+    }
+}
+
+/// A `layouts` reply (`{"layouts":[{"name","width","height","current","grids":[...]}]}`), with
+/// each grid's cell state when asked for with `"state": true`.
+public struct LayoutsReply: Sendable, Equatable {
+    public struct Grid: Sendable, Equatable {
+        /// The grid path; `""` is the root.
+        public var path: String
+        public var rect: Rect
+        public var name: String?
+        /// nil when the grid has none.
+        public var tag: Int64?
+        /// `"toggle": true` (only in replies with state).
+        public var toggle: Bool
+        /// The grid's state; empty when the reply carries none for it.
+        public var state: CellState
+
+        /// nil unless `grid` is an object with a string `path` and a rect of four numbers.
+        public init?(_ grid: JSONValue) {
+            guard case .object = grid, let path = grid["path"]?.stringValue,
+                case .array(let numbers)? = grid["rect"], numbers.count == 4
+            else { return nil }
+            let values = numbers.compactMap(\.doubleValue)
+            guard values.count == 4 else { return nil }
+            self.path = path
+            rect = Rect(x: values[0], y: values[1], width: values[2], height: values[3])
+            name = grid["name"]?.stringValue
+            tag = grid["tag"]?.int64Value
+            toggle = grid["toggle"] == .bool(true)
+            var state = CellState(text: grid["text"]?.stringValue, active: grid["active"]?.boolValue, enabled: grid["enabled"]?.boolValue)
+            if let value = grid["value"], value != .null { state.valueJSON = value.compactJSON }
+            self.state = state
+        }
+    }
+
+    public struct Layout: Sendable, Equatable {
+        public var name: String
+        public var width: Double
+        public var height: Double
+        public var current: Bool
+        /// In pre-order, as the daemon lists them; grids it could not read are left out.
+        public var grids: [Grid]
+    }
+
+    /// The layouts with a string `name`, in the reply's order.
+    public var layouts: [Layout]
+
+    public init(_ value: JSONValue) {
+        guard case .array(let layouts)? = value["layouts"] else {
+            self.layouts = []
+            return
+        }
+        self.layouts = layouts.compactMap { layout in
+            guard let name = layout["name"]?.stringValue else { return nil }
+            var grids: [Grid] = []
+            if case .array(let list)? = layout["grids"] { grids = list.compactMap(Grid.init) }
+            return Layout(
+                name: name, width: layout["width"]?.doubleValue ?? 0, height: layout["height"]?.doubleValue ?? 0,
+                current: layout["current"] == .bool(true), grids: grids)
+        }
+    }
+
+    /// The layout named `name`, else the current one when `name` is nil.
+    public func layout(named name: String?) -> Layout? {
+        guard let name else { return layouts.first(where: \.current) }
+        return layouts.first { $0.name == name }
+    }
+}
+
 extension JSONValue {
     /// The string, if this is one.
     public var stringValue: String? {
@@ -120,6 +211,12 @@ extension JSONValue {
     /// The number, if this is one.
     public var doubleValue: Double? {
         if case .number(let n) = self { return n.double }
+        return nil
+    }
+
+    /// The boolean, if this is one.
+    public var boolValue: Bool? {
+        if case .bool(let flag) = self { return flag }
         return nil
     }
 }

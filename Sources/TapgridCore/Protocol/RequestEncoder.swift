@@ -72,3 +72,24 @@ extension ControlRequest.Set {
         }
     }
 }
+
+extension ControlRequest.Load {
+    /// `{"op":"load","layout":"promo","definition":{...}}` (the definition as compact JSON), without its `\n`.
+    public var json: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.load.name)
+        object.string("layout", layout)
+        object.value("definition", definition)
+        return object.bytes
+    }
+}
+
+extension ControlRequest {
+    /// `{"op":"layouts","state":true}`: every layout with each grid's cell state, without its `\n`.
+    public static var layoutsWithStateJSON: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.layouts.name)
+        object.bool("state", true)
+        return object.bytes
+    }
+}

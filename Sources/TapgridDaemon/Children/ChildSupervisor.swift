@@ -242,6 +242,9 @@ final class ChildSupervisor: LoopHandler {
     /// Spawns and registers a child. - Returns: nil, or why it could not be started.
     private func start(_ request: ChildRequest, argv: [String]) -> String? {
         let environment = ChildEnvironment.entries(inherited: inheritedEnvironment, for: request)
+        // Before the spawn: the child runs from inside it, so a clock read after it (the loop
+        // thread may be preempted in between) would make the child's duration too short.
+        let startNanos = Clock.monotonicNanos()
         let spawned: SpawnedChild
         do throws(SystemError) {
             spawned = try Spawn.run(argv, environment: environment)
@@ -253,7 +256,7 @@ final class ChildSupervisor: LoopHandler {
         let pid = spawned.pid
         let child = SupervisedChild(
             id: id, request: request, pid: pid, pidfd: spawned.pidfd, stdout: spawned.stdout, stderr: spawned.stderr,
-            startNanos: Clock.monotonicNanos())
+            startNanos: startNanos)
         do throws(Errno) {
             for (fd, kind) in [(child.pidfd, ChildEpollData.Kind.pidfd), (child.pipe(.stdout), .stdout), (child.pipe(.stderr), .stderr)] {
                 child.registrations[Int(kind.rawValue)] = try loop.register(

@@ -147,9 +147,13 @@ extension EndToEnd {
             #expect(refused.errorMessage?.hasPrefix(#"load.definition.grid 0: "size": "half" is not a size"#) == true, "\(refused)")
             #expect(try c.request(#"{"op":"status"}"#).int("generation") == 2)
             #expect(NSDictionary(dictionary: try c.request(#"{"op":"layouts"}"#)) == NSDictionary(dictionary: before))
+            // The current layout is unloaded: the config's initial layout becomes current.
+            #expect(try c.request(#"{"op":"use","layout":"promo"}"#)["ok"] as? Bool == true)
+            #expect(try c.request(#"{"op":"status"}"#).string("layout") == "promo")
             // Unloaded: gone, and the generation moves on.
             let unloaded = try c.request(#"{"op":"unload","layout":"promo"}"#)
             #expect(unloaded["ok"] as? Bool == true && unloaded.int("generation") == 3)
+            #expect(try c.request(#"{"op":"status"}"#).string("layout") == "panel")
             #expect(try c.request(#"{"op":"hit","layout":"promo","x":150,"y":50}"#).errorCode == "unknown_layout")
             #expect(try c.request(#"{"op":"status"}"#)["pushed"] == nil)
         }

@@ -282,7 +282,10 @@ extension EndToEnd {
     /// RLIMIT_FSIZE, with SIGXFSZ ignored), the replies of exactly the records that did not reach
     /// the file say `"logged": false`, on every connection, and every other reply's record is in
     /// the log.
-    @Test func partlyWrittenBatchMarksExactlyTheLostRecords() throws {
+    // ThreadSanitizer's runtime in the daemon dies of SIGBUS under the 32 KiB file size limit
+    // (its own file-backed memory cannot grow), before the daemon does anything: not testable there.
+    @Test(.disabled(if: sanitizer == "thread", "RLIMIT_FSIZE kills ThreadSanitizer's runtime"))
+    func partlyWrittenBatchMarksExactlyTheLostRecords() throws {
         // `ulimit -f` counts 512-byte blocks in sh: 32 KiB, room for about 130 records.
         let daemon = try DaemonProcess(shellPrefix: "trap '' XFSZ; ulimit -f 64")
         let clients = try (0..<4).map { _ in try daemon.connect() }

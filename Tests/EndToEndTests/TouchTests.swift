@@ -122,7 +122,10 @@ extension EndToEnd {
             #expect(try recordedTaps(daemon) == ["hold 2 volume dispatched", "long 4 pages dispatched"])
         }
     
-        @Test func touchCommandTriesClassesFromAShell() throws {
+        // Wall-clock windows of 20 to 200 ms between separate CLI runs: sanitized binaries start
+        // too slowly for them (the recognizer's classes are tested on given times in-process).
+        @Test(.disabled(if: sanitizer != nil, "timing windows too short for sanitized binaries"))
+        func touchCommandTriesClassesFromAShell() throws {
             let daemon = try DaemonProcess(config: Self.config)
             func touch(_ arguments: [String]) throws -> (Int32, String) {
                 let result = try runProgram(cliBinary, ["touch"] + arguments + ["--socket", daemon.socketPath])

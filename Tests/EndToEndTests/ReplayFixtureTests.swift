@@ -388,7 +388,10 @@ extension EndToEnd {
 
         /// record.sh re-records every fixture from the built daemon and finds the same records
         /// apart from time, run and child durations: the fixtures are what tapgridd writes today.
-        @Test func reRecordingGivesTheSameRecords() throws {
+        // The touch fixture's double tap is two CLI runs within 200 ms of wall clock, which
+        // ThreadSanitizer's slower binaries miss (ASan's make it; the classes are tested in-process).
+        @Test(.disabled(if: sanitizer == "thread", "the touch fixture's 200 ms double-tap window"))
+        func reRecordingGivesTheSameRecords() throws {
             // The binaries built with these tests (the sanitized ones under make asan/tsan).
             let bin = URL(fileURLWithPath: daemonBinary).deletingLastPathComponent().path
             let result = try runProgram("/bin/bash", [ReplayFixtures.folder + "/record.sh", "--check"], environment: ProcessInfo.processInfo.environment.merging(["BIN": bin]) { $1 })

@@ -8,7 +8,7 @@ PREFIX     ?= /usr/local
 # systemd-analyze and the end-to-end run under a real systemd, util-linux for unshare/nsenter/
 # setpriv there, libinput-dev + libudev-dev for the CInput module (touchscreens; libinput10
 # brings libinput-bin, its device quirks).
-DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux libinput-dev libudev-dev
+DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux libinput-dev libudev-dev libmosquitto-dev
 BIN        := .build/debug
 # Release builds link the Swift runtime in statically, so the installed programs run on a kiosk
 # without the toolchain (ldd shows only libc, libm, libstdc++, libgcc_s and, for the daemon,
@@ -170,7 +170,7 @@ test: DEB_PACKAGES += zsh fish groff-base
 
 # The touchscreen end-to-end tests fake a touchscreen with umockdev (no hardware, no uinput) and
 # build a small LD_PRELOAD shim with the C compiler (Tests/touch/umockdev-shim.c).
-test: DEB_PACKAGES += umockdev gcc libc6-dev
+test: DEB_PACKAGES += umockdev gcc libc6-dev mosquitto mosquitto-clients
 
 # ---- Reliability: fuzzing, sanitizers, soak and faults (see SECURITY.md, "Running the checks") --
 # libFuzzer over TapgridCore's sources (Fuzz/README.md): every target for FUZZ_SECONDS each.

@@ -18,6 +18,10 @@ let package = Package(
         .systemLibrary(name: "CInput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         // The only module that imports CInput: touchscreens read through libinput, as plain Swift values.
         .target(name: "TapgridInput", dependencies: ["CInput", "TapgridSystem"]),
+        // libmosquitto through its module map (Debian: libmosquitto-dev); only a module map and a header.
+        .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // The only module that imports CMosquitto: a client driven by the caller's loop, errors naming the C function.
+        .target(name: "TapgridMQTT", dependencies: ["CMosquitto"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
@@ -39,6 +43,7 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(name: "TapgridSystemTests", dependencies: ["TapgridSystem", "TapgridTestSupport"]),
         .testTarget(name: "TapgridSystemdTests", dependencies: ["TapgridSystemd", "TapgridSystem", "TapgridTestSupport"]),
+        .testTarget(name: "TapgridMQTTTests", dependencies: ["TapgridMQTT", "TapgridTestSupport"]),
         .testTarget(name: "TapgridArgumentsTests", dependencies: ["TapgridArguments"]),
         .testTarget(name: "TapgridInputTests", dependencies: ["TapgridInput", "TapgridSystem"]),
         .testTarget(name: "TapgridCLITests", dependencies: ["TapgridCLI", "TapgridConfig", "TapgridTestSupport"]),

@@ -1,5 +1,6 @@
 import TapgridArguments
 import TapgridCore
+import TapgridSystem
 
 extension ConfigLoader {
     /// Loads a config for `tapgrid check` and `tapgridd --check`: the load's diagnostics plus the
@@ -20,6 +21,27 @@ extension ConfigLoader {
                 diagnostics.append(warning)
             }
         }
+        for (key, file) in config?.mqtt?.files ?? [] {
+            if let problem = mqttFileProblem(file, key: key) { diagnostics.append(Diagnostic(.error, file: path, problem)) }
+        }
         return (config, diagnostics)
+    }
+
+    /// Why a file named by the `mqtt` block cannot be used, or nil: it must be a regular file the
+    /// process can read, and, read as root, a `passwordFile` readable by root alone (as sshd's
+    /// StrictModes refuses keys others can read).
+    static func mqttFileProblem(_ file: String, key: String) -> String? {
+        do throws(SystemError) {
+            _ = try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
+                if let problem = notRegularProblem(status) { return problem }
+                if key == "mqtt.passwordFile", StrictModes.applies, status.permissions & 0o044 != 0 {
+                    return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a password only root can read (chmod go-rwx \(file))"
+                }
+                return nil
+            }
+            return nil
+        } catch {
+            return "\(key): \(error.description)"
+        }
     }
 }

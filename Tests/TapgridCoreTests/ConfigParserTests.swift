@@ -52,7 +52,7 @@ import Testing
         (#"{"layouts": {"a": {"width": 1, "height": 1, "grid": {}}, "b": {"width": 1, "height": 1, "grid": {}}}}"#,
          #"t.json: initialLayout: required when there is more than one layout; name one of "a", "b""#),
         (#"{\#(layout), "initialLayout": "z"}"#, #"t.json: initialLayout: "z" is not a layout; the layouts are "a""#),
-        (#"{\#(layout), "handlers": {"h": {"type": "ftp"}}}"#, #"t.json: handlers.h.type: expected "url", "script", "layout" or "log", found "ftp""#),
+        (#"{\#(layout), "handlers": {"h": {"type": "ftp"}}}"#, #"t.json: handlers.h.type: expected "url", "script", "layout", "log" or "mqtt", found "ftp""#),
         (#"{\#(layout), "handlers": {"h": {"type": "script"}}}"#, #"t.json: handlers.h: a script handler needs "interpreter" (e.g. ["/bin/sh", "-c"]) or "directory" (a folder of executables)"#),
         (#"{\#(layout), "handlers": {"h": {"type": "url", "timeoutSeconds": "x"}}}"#, #"t.json: handlers.h.timeoutSeconds: expected a number of seconds > 0 (at most 86400), found "x""#),
         (#"{\#(layout), "handlers": {"h": {"type": "url", "maxConcurrent": 0}}}"#, #"t.json: handlers.h.maxConcurrent: expected an integer from 1 to 1000000, found 0"#),
@@ -74,7 +74,7 @@ import Testing
     @Test func unknownKeysWarn() {
         let (config, messages) = parse(#"{\#(Self.plainLayout), "frobs": {}, "handlers": {"h": {"type": "log", "timeoutSeconds": 3}}, "routes": [{"handler": "h"}]}"#)
         #expect(config != nil)
-        #expect(messages.contains(#"t.json: frobs: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes and touch"#))
+        #expect(messages.contains(#"t.json: frobs: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch and mqtt"#))
         #expect(messages.contains(#"t.json: handlers.h.timeoutSeconds: has no effect on a log handler (it starts no process)"#))
     }
 

@@ -11,6 +11,8 @@ public struct Config: Sendable {
     public var routes: [Route]
     /// `touch`: touchscreens read through libinput; nil when the config has none.
     public var touch: TouchConfig? = nil
+    /// `mqtt`: the fleet connection; nil when the config has none.
+    public var mqtt: MQTTConfig? = nil
 
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }
@@ -91,6 +93,8 @@ public struct HandlerConfig: Sendable, Equatable {
         case layout
         /// Writes one log record.
         case log
+        /// Publishes actionData to `topic` on the config's broker (`qos` 0 or 1, `retain`).
+        case mqtt(topic: String, qos: Int, retain: Bool)
     }
     public var name: String
     public var kind: Kind
@@ -105,6 +109,7 @@ public struct HandlerConfig: Sendable, Equatable {
         case .script: return "script"
         case .layout: return "layout"
         case .log: return "log"
+        case .mqtt: return "mqtt"
         }
     }
 
@@ -112,7 +117,7 @@ public struct HandlerConfig: Sendable, Equatable {
     public var spawnsChildren: Bool {
         switch kind {
         case .url, .script: return true
-        case .layout, .log: return false
+        case .layout, .log, .mqtt: return false
         }
     }
 }

@@ -2,6 +2,7 @@ extension ConfigParser {
     static let commonHandlerKeys: Set<String> = ["type", "timeoutSeconds", "killGraceSeconds", "maxConcurrent", "queue"]
     static let handlerKeys: [String: Set<String>] = [
         "url": ["command", "schemes"], "script": ["interpreter", "directory"], "layout": [], "log": [],
+        "mqtt": ["topic", "qos", "retain"],
     ]
 
     mutating func parseHandlers(_ value: JSONValue?) -> [HandlerConfig] {
@@ -21,7 +22,7 @@ extension ConfigParser {
         }
         guard case .string(let type)? = value["type"], let extra = ConfigParser.handlerKeys[type] else {
             let found = value["type"].map(shown) ?? "nothing"
-            error("\(path).type", "expected \"url\", \"script\", \"layout\" or \"log\", found \(found)")
+            error("\(path).type", "expected \"url\", \"script\", \"layout\", \"log\" or \"mqtt\", found \(found)")
             return nil
         }
         let before = diagnostics.errors.count
@@ -52,6 +53,7 @@ extension ConfigParser {
             }
             handler.kind = .script(interpreter: interpreter, directory: directory)
         case "layout": handler.kind = .layout
+        case "mqtt": handler.kind = parseMQTTHandler(value, path: path)
         default: handler.kind = .log
         }
         if let timeout = positive(value["timeoutSeconds"], path: "\(path).timeoutSeconds", allowZero: false) {
@@ -70,6 +72,33 @@ extension ConfigParser {
             }
         }
         return diagnostics.errors.count == before ? handler : nil
+    }
+
+    /// An `mqtt` handler's `topic`, `qos` (0 or 1, default 1) and `retain` (default false). The
+    /// topic is one to publish to: no wildcards, no empty string, no NUL.
+    mutating func parseMQTTHandler(_ value: JSONValue, path: String) -> HandlerConfig.Kind {
+        var topic = ""
+        switch value["topic"] {
+        case .string(let text)? where !text.isEmpty && !text.utf8.contains(0) && !text.contains("+") && !text.contains("#") && text.utf8.count <= 65_535:
+            topic = text
+        case let other?:
+            error("\(path).topic", "expected a topic to publish to (a non-empty string without the wildcards + and #), found " + shown(other))
+        case nil:
+            error(path, #"an mqtt handler needs "topic" (e.g. "studio/lights")"#)
+        }
+        var qos = 1
+        if let qosValue = value["qos"] {
+            if case .number(let n) = qosValue, let level = n.int64, level == 0 || level == 1 {
+                qos = Int(level)
+            } else {
+                error("\(path).qos", "expected 0 or 1, found " + shown(qosValue))
+            }
+        }
+        var retain = false
+        if let retainValue = value["retain"] {
+            if case .bool(let flag) = retainValue { retain = flag } else { error("\(path).retain", "expected true or false, found " + shown(retainValue)) }
+        }
+        return .mqtt(topic: topic, qos: qos, retain: retain)
     }
 
     mutating func stringArray(_ value: JSONValue?, path: String, allowEmpty: Bool = false) -> [String]? {

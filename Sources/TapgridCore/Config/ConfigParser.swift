@@ -22,7 +22,7 @@ public struct ConfigParser {
         self.loadGridFile = loadGridFile
     }
 
-    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch"]
+    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt"]
 
     /// The config, or nil when there are errors; diagnostics either way.
     public mutating func parse(_ document: JSONValue) -> (config: Config?, diagnostics: Diagnostics) {
@@ -32,7 +32,7 @@ public struct ConfigParser {
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.topKeys)
-            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes and touch"))
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch and mqtt"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
@@ -41,6 +41,14 @@ public struct ConfigParser {
         var handlers = parseHandlers(document["handlers"])
         var routes = parseRoutes(document["routes"], handlers: handlers)
         let touch = parseTouch(document["touch"])
+        let mqtt = parseMQTT(document["mqtt"])
+        if document["mqtt"] == nil {
+            for handler in handlers {
+                if case .mqtt = handler.kind {
+                    error("handlers.\(handler.name)", #"an mqtt handler needs "mqtt" in the config (the broker it publishes to)"#)
+                }
+            }
+        }
         if document["handlers"] == nil && document["routes"] == nil {
             // No handlers and no routes: an implicit `log` handler takes every hit.
             handlers = [HandlerConfig(name: "log", kind: .log)]
@@ -48,11 +56,12 @@ public struct ConfigParser {
         }
         if !diagnostics.hasErrors {
             for index in layouts.indices { route(&layouts[index], handlers: handlers, routes: routes) }
+            if mqtt != nil { for layout in layouts { warnAboutCellKeys(layout) } }
         }
         guard !diagnostics.hasErrors, let initial else { return (nil, diagnostics) }
         let config = Config(
             file: file, socket: socket, eventLog: eventLog, layouts: layouts, initialLayout: initial,
-            handlers: handlers, routes: routes, touch: touch)
+            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt)
         return (config, diagnostics)
     }
 

@@ -154,6 +154,11 @@ public struct TapEngine {
             decision.action = .log
         case .url, .script:
             decision.action = .spawn
+        case .mqtt:
+            // The config is read and checked, but the broker connection is not built yet
+            // (README, "MQTT"): the handler accepts the tap and cannot act on it.
+            decision.outcome = .failed
+            decision.reason = "the MQTT connection is not built into this tapgridd yet"
         case .layout:
             guard case .string(let name)? = active.layouts[decision.layout].tree.infos[target.info].actionData else {
                 decision.outcome = .denied

@@ -24,7 +24,7 @@ enum ChildCommand {
                 return directoryCommand(directory, actionData: request.actionData)
             }
             return .failed("script handler has neither interpreter nor directory")
-        case .layout, .log:
+        case .layout, .log, .mqtt:
             return .failed("handler type \(request.handler.typeName) does not start children")
         }
     }

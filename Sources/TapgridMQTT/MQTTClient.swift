@@ -1,0 +1,149 @@
+import CMosquitto
+
+/// What the library reported from inside `loop_read`/`loop_write`/`loop_misc`, as Swift values.
+public enum MQTTEvent: Sendable, Equatable {
+    /// CONNACK: `code` 0 is accepted, else the broker's reason.
+    case connected(code: Int32)
+    /// The connection ended: `code` 0 after our own `disconnect`, else unexpected.
+    case disconnected(code: Int32)
+    /// A message on a subscribed topic.
+    case message(topic: String, payload: [UInt8], qos: Int32, retained: Bool)
+    /// A publish completed (PUBACK for QoS 1, sent for QoS 0): its message id.
+    case published(id: Int32)
+    /// SUBACK for a subscribe's message id, with the granted QoS.
+    case subscribed(id: Int32, granted: [Int32])
+}
+
+/// One libmosquitto client driven by the caller's loop: no thread of the library's
+/// (`mosquitto_loop_start` and `mosquitto_loop` are never called). The owner polls ``socket``,
+/// calls ``loopRead()`` when readable, ``loopWrite()`` when writable and ``wantWrite`` says so,
+/// ``loopMisc()`` about once a second, then takes the callbacks' ``takeEvents()``.
+/// Not thread-safe: one thread (the loop's) uses it.
+public final class MQTTClient {
+    private let handle: OpaquePointer
+    private var events: [MQTTEvent] = []
+
+    /// `mosquitto_new` with a clean session; `id` nil lets the library pick one.
+    public init(id: String?, cleanSession: Bool = true) throws(MQTTError) {
+        guard let made = mosquitto_new(id, cleanSession, nil) else { throw MQTTError("mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue)) }
+        handle = made
+        mosquitto_user_data_set(made, Unmanaged.passUnretained(self).toOpaque())
+        mosquitto_connect_callback_set(made) { _, object, rc in
+            MQTTClient.from(object).events.append(.connected(code: rc))
+        }
+        mosquitto_disconnect_callback_set(made) { _, object, rc in
+            MQTTClient.from(object).events.append(.disconnected(code: rc))
+        }
+        mosquitto_publish_callback_set(made) { _, object, mid in
+            MQTTClient.from(object).events.append(.published(id: mid))
+        }
+        mosquitto_subscribe_callback_set(made) { _, object, mid, count, granted in
+            let levels = (0..<Int(count)).map { granted![$0] }
+            MQTTClient.from(object).events.append(.subscribed(id: mid, granted: levels))
+        }
+        mosquitto_message_callback_set(made) { _, object, message in
+            guard let message = message?.pointee else { return }
+            let payload = message.payloadlen > 0
+                ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen))) : []
+            MQTTClient.from(object).events.append(.message(
+                topic: String(cString: message.topic), payload: payload, qos: message.qos, retained: message.retain))
+        }
+    }
+
+    deinit { mosquitto_destroy(handle) }
+
+    private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTClient {
+        Unmanaged<MQTTClient>.fromOpaque(object!).takeUnretainedValue()
+    }
+
+    /// The callbacks' events since the last call, in order.
+    public func takeEvents() -> [MQTTEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// MQTT 5 (`mosquitto_int_option` `MOSQ_OPT_PROTOCOL_VERSION`), before connecting.
+    public func useMQTT5() throws(MQTTError) {
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5), "mosquitto_int_option")
+    }
+
+    /// `mosquitto_username_pw_set`.
+    public func setCredentials(username: String, password: String?) throws(MQTTError) {
+        try check(mosquitto_username_pw_set(handle, username, password), "mosquitto_username_pw_set")
+    }
+
+    /// `mosquitto_tls_set`: CA file, and a client certificate with its key (both or neither).
+    public func setTLS(caFile: String?, certFile: String?, keyFile: String?) throws(MQTTError) {
+        try check(mosquitto_tls_set(handle, caFile, nil, certFile, keyFile, nil), "mosquitto_tls_set")
+    }
+
+    /// `mosquitto_will_set`: what the broker publishes when it sees us vanish (not on a clean
+    /// DISCONNECT). Before connecting.
+    public func setWill(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) {
+        let rc = payload.withUnsafeBytes { bytes in
+            mosquitto_will_set(handle, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
+        }
+        try check(rc, "mosquitto_will_set")
+    }
+
+    /// `mosquitto_connect_async`: starts a non-blocking connect to an address that needs no
+    /// name resolution (an IP address, or a Unix socket path with port 0); ``socket`` is the
+    /// new descriptor afterwards, and CONNACK arrives as ``MQTTEvent/connected(code:)``.
+    public func connectAsync(host: String, port: Int32, keepaliveSeconds: Int32) throws(MQTTError) {
+        try check(mosquitto_connect_async(handle, host, port, keepaliveSeconds), "mosquitto_connect_async")
+    }
+
+    /// `mosquitto_reconnect_async`: a new socket to the same broker.
+    public func reconnectAsync() throws(MQTTError) {
+        try check(mosquitto_reconnect_async(handle), "mosquitto_reconnect_async")
+    }
+
+    /// `mosquitto_disconnect`: a clean DISCONNECT (the will is discarded).
+    public func disconnect() throws(MQTTError) {
+        try check(mosquitto_disconnect(handle), "mosquitto_disconnect")
+    }
+
+    /// The connection's descriptor (`mosquitto_socket`), or nil when there is none. It changes
+    /// with every connect: register the new one, take the old out of epoll first.
+    public var socket: Int32? {
+        let fd = mosquitto_socket(handle)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// `mosquitto_want_write`: whether unsent data waits (watch for writable only then).
+    public var wantWrite: Bool { mosquitto_want_write(handle) }
+
+    /// `mosquitto_loop_read`, when the socket is readable.
+    public func loopRead() throws(MQTTError) {
+        try check(mosquitto_loop_read(handle, 1), "mosquitto_loop_read")
+    }
+
+    /// `mosquitto_loop_write`, when the socket is writable and ``wantWrite``.
+    public func loopWrite() throws(MQTTError) {
+        try check(mosquitto_loop_write(handle, 1), "mosquitto_loop_write")
+    }
+
+    /// `mosquitto_loop_misc`, about once a second: keepalive PINGs and retries.
+    public func loopMisc() throws(MQTTError) {
+        try check(mosquitto_loop_misc(handle), "mosquitto_loop_misc")
+    }
+
+    /// `mosquitto_publish`; returns the message id (see ``MQTTEvent/published(id:)``).
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
+        }
+        try check(rc, "mosquitto_publish")
+        return mid
+    }
+
+    /// `mosquitto_subscribe`; returns the message id (see ``MQTTEvent/subscribed(id:granted:)``).
+    @discardableResult
+    public func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        try check(mosquitto_subscribe(handle, &mid, pattern, qos), "mosquitto_subscribe")
+        return mid
+    }
+}

@@ -1,0 +1,26 @@
+import CMosquitto
+
+/// A libmosquitto call that failed: the C function and its `MOSQ_ERR_*` code.
+public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The C function that failed, e.g. `mosquitto_connect_async`.
+    public var function: String
+    /// The `MOSQ_ERR_*` value it returned.
+    public var code: Int32
+
+    public init(_ function: String, code: Int32) {
+        self.function = function
+        self.code = code
+    }
+
+    /// `MOSQ_ERR_NO_CONN`: not connected (a publish is still queued by the library).
+    public var isNotConnected: Bool { code == Int32(MOSQ_ERR_NO_CONN.rawValue) }
+
+    /// The library's words for the code (`mosquitto_strerror`).
+    public var description: String { "\(function): \(String(cString: mosquitto_strerror(code)))" }
+}
+
+/// Throws unless `rc` is `MOSQ_ERR_SUCCESS`.
+@inline(__always)
+func check(_ rc: Int32, _ function: String) throws(MQTTError) {
+    if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) { throw MQTTError(function, code: rc) }
+}

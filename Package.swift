@@ -27,7 +27,7 @@ let package = Package(
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput", "TapgridMQTT"]),
         // The command-line tool as a library: takes arguments, returns an exit code.
         .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),

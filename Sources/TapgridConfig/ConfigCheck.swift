@@ -30,6 +30,15 @@ extension ConfigLoader {
     /// Why a file named by the `mqtt` block cannot be used, or nil: it must be a regular file the
     /// process can read, and, read as root, a `passwordFile` readable by root alone (as sshd's
     /// StrictModes refuses keys others can read).
+    /// The first line of a `passwordFile`, read with the checks `tapgrid check` makes.
+    /// - Returns: the password, or why it cannot be read.
+    public static func readPassword(_ file: String) -> Result<String, PasswordProblem> {
+        if let problem = mqttFileProblem(file, key: "mqtt.passwordFile") { return .failure(PasswordProblem(text: problem)) }
+        guard let bytes = try? Files.readFile(file, maxBytes: 1 << 20) else { return .failure(PasswordProblem(text: "cannot read \(file)")) }
+        let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
+        return .success(String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self))
+    }
+
     static func mqttFileProblem(_ file: String, key: String) -> String? {
         do throws(SystemError) {
             _ = try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
@@ -44,4 +53,10 @@ extension ConfigLoader {
             return "\(key): \(error.description)"
         }
     }
+}
+
+/// Why a `passwordFile` cannot be used, in words.
+public struct PasswordProblem: Error, CustomStringConvertible {
+    public var text: String
+    public var description: String { text }
 }

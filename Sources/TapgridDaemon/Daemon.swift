@@ -35,6 +35,8 @@ final class Daemon: LoopHandler, DaemonControl {
     private var baseConfig: Config
     /// Layouts pushed with `load`, kept over reloads.
     private var pushed = PushedLayouts()
+    /// The MQTT fleet connection, with `mqtt` in the config (README "Running a fleet").
+    private(set) var fleet: Fleet?
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -76,6 +78,14 @@ final class Daemon: LoopHandler, DaemonControl {
         // While stopping, progress is checked after every wakeup too (a client took its replies).
         loop.onWakeupEnd { [unowned self] in if lifecycle.isStopping && lifecycle.phase != .stopped { progress() } }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
+        if let settings = config.mqtt {
+            // After the event log's hook: the feed reads what this wakeup wrote.
+            fleet = try Fleet(
+                settings: settings, node: settings.node ?? Self.nodeName(CurrentProcess.hostName()),
+                eventLogPath: eventLog.path, password: Self.password(settings, log: log), loop: loop, log: log,
+                output: output, router: router, control: self, daemonUID: CurrentProcess.uid)
+            if eventLog.path == nil { eventLog.memorySink = { [unowned fleet = fleet!] record in fleet.memoryEvent(record) } }
+        }
         cellsFile.restore()  // before the loop runs: the first client sees the state kept
         touchscreens.configure(config.touch)
         let movedCheck = loop.makeTimer(every: EventLog.movedCheckNanos) { [unowned eventLog] in eventLog.reopenIfMoved() }
@@ -91,6 +101,7 @@ final class Daemon: LoopHandler, DaemonControl {
     func run() -> Int32 {
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
         manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
+        fleet?.start()
         defer { loop.releaseOwners() }
         do throws(Errno) {
             try loop.run { lifecycle.phase == .stopped }
@@ -152,6 +163,7 @@ final class Daemon: LoopHandler, DaemonControl {
                 touch.endAllContacts()
                 cellsFile.close()
                 eventLog.close()
+                fleet?.stop()
                 log.info("stopped cleanly")
             }
         }
@@ -162,8 +174,10 @@ final class Daemon: LoopHandler, DaemonControl {
     /// event log cannot be written, that too (the unit's status is where an operator looks).
     private func statusText() -> String {
         let logProblem = eventLog.ok ? "" : "; event log: " + (eventLog.lastError ?? "failing")
-        if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem }
-        return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.outcomeCounts.total), "tap"))" + logProblem
+        let fleetState = fleet.map { ", " + $0.statusSuffix } ?? ""
+        if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem + fleetState }
+        return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.outcomeCounts.total), "tap"))"
+            + logProblem + fleetState
     }
 
     /// While stopping: moves on once clients took their replies and children are gone.
@@ -197,6 +211,7 @@ final class Daemon: LoopHandler, DaemonControl {
         nextReloadWaiters = []
         perform(lifecycle.handle(.reloadFinished(failure: failure), now: Clock.monotonicNanos()))
         for connection in waiters where !connection.state.isClosed {
+            let isFleet = connection === fleet?.commandConnection
             let id = connection.state.reloadEnded()
             let out = connection.output
             let generation = generation
@@ -208,6 +223,10 @@ final class Daemon: LoopHandler, DaemonControl {
                 }
             }
             if let id { id.withUnsafeBufferPointer { answer($0) } } else { answer(nil) }
+            if isFleet {
+                fleet?.sendResults()
+                continue
+            }
             server.answerLines(connection)
             server.flush(connection)
         }
@@ -227,6 +246,7 @@ final class Daemon: LoopHandler, DaemonControl {
         if new.socket.path != old.socket.path || new.socket.mode != old.socket.mode {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
+        if new.mqtt != old.mqtt { log.warning("mqtt changes take effect at the next start") }
         baseConfig = new
         for (name, errors) in pushed.reroute(for: new) {
             log.warning("pushed layout \(name) dropped: it no longer loads with this config: " + errors.map(\.description).joined(separator: "; "))
@@ -246,7 +266,31 @@ final class Daemon: LoopHandler, DaemonControl {
 
 // MARK: - Pushed layouts
 
-extension Daemon {
+extension Daemon: FleetControl {
+    var fleetStatus: StatusReply.MQTT? { fleet?.status }
+
+    /// A host name as a node name: its first label, with every character outside
+    /// `[A-Za-z0-9_-]` made `_`, at most 64 (README "Running a fleet").
+    static func nodeName(_ host: String) -> String {
+        let label = host.split(separator: ".").first.map(String.init) ?? "tapgrid"
+        let cleaned = String(label.unicodeScalars.prefix(64).map { scalar -> Character in
+            MQTTConfig.isTopicName(String(scalar)) ? Character(scalar) : "_"
+        })
+        return cleaned.isEmpty ? "tapgrid" : cleaned
+    }
+
+    /// The first line of `passwordFile`, read as `tapgrid check` reads it (refused when root
+    /// runs the daemon and others may read it); nil, with an error logged, when it cannot be.
+    static func password(_ settings: MQTTConfig, log: LogSink) -> String? {
+        guard let file = settings.passwordFile else { return nil }
+        switch ConfigLoader.readPassword(file) {
+        case .success(let password): return password
+        case .failure(let problem):
+            log.error("mqtt.passwordFile: \(problem); connecting without a password")
+            return nil
+        }
+    }
+
     var pushedLayouts: [String] { pushed.names }
 
     func load(layout name: String, definition: JSONValue) -> PushOutcome {

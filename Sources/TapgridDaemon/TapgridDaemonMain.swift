@@ -81,10 +81,6 @@ public enum TapgridDaemonMain {
             if diagnostics.errors.isEmpty { log.error("\(configPath): the config could not be loaded") }
             return 1
         }
-        if config.mqtt != nil {
-            // Read and checked, not yet connected (README, "MQTT"); reloads do not say it again.
-            log.warning("\(configPath): mqtt: the broker connection is not built into this tapgridd yet; the block is checked and ignored, and taps on mqtt handlers fail")
-        }
 
         // The socket: the one systemd passes (socket activation), else our own.
         let listener: OwnedFD

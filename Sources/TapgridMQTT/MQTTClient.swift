@@ -139,6 +139,40 @@ public final class MQTTClient {
         return mid
     }
 
+    /// `mosquitto_publish_v5` with a message expiry interval (`mosquitto_property_add_int32`,
+    /// `MQTT_PROP_MESSAGE_EXPIRY_INTERVAL`): the broker drops the message for a subscriber that
+    /// has not taken it within `expirySeconds` (an action must never arrive late). Needs MQTT 5.
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
+        var properties: OpaquePointer? = nil
+        try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds),
+                  "mosquitto_property_add_int32")
+        defer { mosquitto_property_free_all(&properties) }
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes { bytes in
+            mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, properties)
+        }
+        try check(rc, "mosquitto_publish_v5")
+        return mid
+    }
+
+    /// `mosquitto_int_option` `MOSQ_OPT_TCP_NODELAY`: small messages go out at once (taps are
+    /// small and each is worth its latency).
+    public func setNoDelay() throws(MQTTError) {
+        try check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "mosquitto_int_option")
+    }
+
+    /// `mosquitto_subscribe_v5` with `MQTT_SUB_OPT_RETAIN_AS_PUBLISHED`: a message its sender
+    /// published retained arrives flagged retained even when it is delivered live, so a
+    /// retained command is told apart however it arrives. Needs MQTT 5.
+    @discardableResult
+    public func subscribeRetainAsPublished(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        let options = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
+        try check(mosquitto_subscribe_v5(handle, &mid, pattern, qos, options, nil), "mosquitto_subscribe_v5")
+        return mid
+    }
+
     /// `mosquitto_subscribe`; returns the message id (see ``MQTTEvent/subscribed(id:granted:)``).
     @discardableResult
     public func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {

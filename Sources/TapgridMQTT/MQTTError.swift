@@ -15,6 +15,12 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `MOSQ_ERR_NO_CONN`: not connected (a publish is still queued by the library).
     public var isNotConnected: Bool { code == Int32(MOSQ_ERR_NO_CONN.rawValue) }
 
+    /// The connection is gone (`MOSQ_ERR_CONN_LOST`, `MOSQ_ERR_NO_CONN`, `MOSQ_ERR_KEEPALIVE`,
+    /// `MOSQ_ERR_ERRNO` from the socket): reconnect.
+    public var isConnectionLost: Bool {
+        [MOSQ_ERR_CONN_LOST, MOSQ_ERR_NO_CONN, MOSQ_ERR_KEEPALIVE, MOSQ_ERR_ERRNO].map { Int32($0.rawValue) }.contains(code)
+    }
+
     /// The library's words for the code (`mosquitto_strerror`).
     public var description: String { "\(function): \(String(cString: mosquitto_strerror(code)))" }
 }

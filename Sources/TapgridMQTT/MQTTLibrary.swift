@@ -18,4 +18,15 @@ public enum MQTTLibrary {
         mosquitto_lib_version(&major, &minor, &revision)
         return "\(major).\(minor).\(revision)"
     }
+
+    /// An MQTT 5 reason code in words (`mosquitto_reason_string`): a CONNACK's `Not authorized`
+    /// (135), `Bad user name or password` (134).
+    public static func connackReason(_ code: Int32) -> String {
+        String(cString: mosquitto_reason_string(code))
+    }
+
+    /// A `MOSQ_ERR_*` code in words (`mosquitto_strerror`), as the disconnect callback gives it.
+    public static func reasonText(_ code: Int32) -> String {
+        String(cString: mosquitto_strerror(code))
+    }
 }

@@ -30,6 +30,14 @@ public enum CurrentProcess {
         return result
     }
 
+    /// The host name (the MQTT `node` when the config names none). The corresponding C function
+    /// is `gethostname`.
+    public static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
+        return String(cString: name)
+    }
+
     /// The value of environment variable `name`, or `nil` if unset.
     /// The corresponding C function is `getenv` (read-only use; do not call concurrently with
     /// `setenv`/`unsetenv`).

@@ -239,4 +239,9 @@ public enum Files {
 public struct FileIdentity: Hashable, Sendable {
     public var device: UInt64
     public var inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
 }

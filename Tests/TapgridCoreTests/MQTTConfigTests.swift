@@ -160,17 +160,20 @@ import Testing
         #expect(MQTTConfig.cellKey(name: name, path: path) == key)
     }
 
-    /// Until the broker connection exists, an `mqtt` handler accepts a tap and cannot act on it.
-    @Test func anMQTTHandlersTapFailsUntilTheConnectionIsBuilt() throws {
+    /// An `mqtt` handler's tap is dispatched as a `publish` for the daemon's fleet connection to
+    /// queue (a full queue makes it `busy` through `settle`).
+    @Test func anMQTTHandlersTapAsksForAPublish() throws {
         let (config, _) = parse(#"{"broker": "h:1"}"#, handlers: #"{"m": {"type": "mqtt", "topic": "x"}}"#)
         var loaded = try #require(config)
         loaded.routes = [Route(tags: nil, handler: 0)]
         var parser = ConfigParser(file: "t.json", directory: "/") { _ in .failure(Diagnostic(.error, "none")) }
         parser.route(&loaded.layouts[0], handlers: loaded.handlers, routes: loaded.routes)
         var engine = TapEngine(config: loaded, generation: 1)
-        let decision = engine.tap(layout: engine.layoutIndex(for: nil)!, x: 10, y: 10, explicitLayout: false, now: 1_000_000)
-        #expect(decision.outcome == .failed)
-        #expect(decision.action == TapAction.none)
-        #expect(decision.reason == "the MQTT connection is not built into this tapgridd yet")
+        var decision = engine.tap(layout: engine.layoutIndex(for: nil)!, x: 10, y: 10, explicitLayout: false, now: 1_000_000)
+        #expect(decision.outcome == .dispatched)
+        #expect(decision.action == TapAction.publish)
+        #expect(decision.reason == nil)
+        engine.settle(&decision, outcome: .busy, reason: nil, now: 1_000_000)
+        #expect(decision.outcome == .busy)
     }
 }

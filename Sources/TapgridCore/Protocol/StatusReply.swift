@@ -29,6 +29,30 @@ public struct StatusReply: Sendable, Equatable {
         }
     }
 
+    /// The fleet connection (README, "Running a fleet"), with `mqtt` in the config.
+    public struct MQTT: Sendable, Equatable {
+        public var connected: Bool
+        /// `host:port` or the Unix socket's path.
+        public var broker: String
+        /// Records and messages not yet acknowledged by the broker.
+        public var backlog: Int64
+        /// Messages the broker acknowledged since start.
+        public var published: Int64
+        /// Messages dropped: actions too old to send, events over the memory queue's bound.
+        public var dropped: Int64
+        /// Why it is not connected (nil while connected).
+        public var lastError: String?
+
+        public init(connected: Bool, broker: String, backlog: Int64, published: Int64, dropped: Int64, lastError: String?) {
+            self.connected = connected
+            self.broker = broker
+            self.backlog = backlog
+            self.published = published
+            self.dropped = dropped
+            self.lastError = lastError
+        }
+    }
+
     /// Seconds since the daemon started (milliseconds exact).
     public var uptime: Double?
     public var generation: Int64?
@@ -41,6 +65,11 @@ public struct StatusReply: Sendable, Equatable {
     public var eventLog: EventLog?
     /// The layouts pushed with `load` (README "Pushed layouts"); nil when none are.
     public var pushed: [String]? = nil
+    /// The fleet connection; nil without `mqtt` in the config.
+    public var mqtt: MQTT? = nil
+    /// The node's name and the daemon's version: only in the status the fleet publishes.
+    public var node: String? = nil
+    public var version: String? = nil
 
     public init(
         uptime: Double?, generation: Int64?, layout: String?, taps: Int64?, outcomes: [OutcomeCount],
@@ -74,6 +103,14 @@ public struct StatusReply: Sendable, Equatable {
             eventLog = EventLog(path: log["path"]?.stringValue, ok: log["ok"] == .bool(true), error: log["error"]?.stringValue)
         }
         if case .array(let names)? = value["pushed"] { pushed = names.compactMap(\.stringValue) }
+        if let block = value["mqtt"], case .object = block {
+            mqtt = MQTT(
+                connected: block["connected"] == .bool(true), broker: block["broker"]?.stringValue ?? "",
+                backlog: block["backlog"]?.int64Value ?? 0, published: block["published"]?.int64Value ?? 0,
+                dropped: block["dropped"]?.int64Value ?? 0, lastError: block["lastError"]?.stringValue)
+        }
+        node = value["node"]?.stringValue
+        version = value["version"]?.stringValue
     }
 
     /// The reply line (with its `\n`), `"id"` first when the request had one (its bytes verbatim).
@@ -99,6 +136,18 @@ public struct StatusReply: Sendable, Equatable {
             }
         }
         if let pushed, !pushed.isEmpty { object.value("pushed", .array(pushed.map(JSONValue.string))) }
+        if let mqtt {
+            object.object("mqtt") { block in
+                block.bool("connected", mqtt.connected)
+                block.string("broker", mqtt.broker)
+                block.int("backlog", mqtt.backlog)
+                block.int("published", mqtt.published)
+                block.int("dropped", mqtt.dropped)
+                block.string("lastError", mqtt.lastError)
+            }
+        }
+        if let node { object.string("node", node) }
+        if let version { object.string("version", version) }
         out.append(object.bytes)
         out.append(0x0A)
     }

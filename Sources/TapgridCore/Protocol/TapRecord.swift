@@ -46,7 +46,8 @@ public struct TapRecord: Sendable, Equatable {
     /// record's end. `hit` and `tail` are `active`'s fragments for the decision, looked up once
     /// by the caller for both the record and the reply.
     /// - Parameters:
-    ///   - source: the contact's source as a JSON string, for taps from touch contacts.
+    ///   - source: the contact's source as a JSON string, for taps from touch contacts; for a tap
+    ///     request, where it came from when that is not the socket (`"mqtt"`), else nil.
     ///   - xText, yText: the coordinates as the request wrote them, when that is exactly what
     ///     `JSONWriter.writeNumber` writes (`PlainTap`): copied instead of formatted.
     public static func write(
@@ -72,6 +73,10 @@ public struct TapRecord: Sendable, Equatable {
             record.append(decision.tapClass.name)
             record.append(#"","source":"#)
             if let source { record.append(source) } else { record.append("null") }
+        } else if let source {
+            // A tap request from elsewhere than the socket (an MQTT command: `"mqtt"`).
+            record.append(#","source":"#)
+            record.append(source)
         }
         if let toggled = decision.toggledActive { record.append(toggled ? #","active":true"# : #","active":false"#) }
         record.append("}\n")

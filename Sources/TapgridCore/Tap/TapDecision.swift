@@ -35,4 +35,16 @@ public enum TapAction: Sendable, Equatable {
     case spawn
     /// A `layout` handler made `to` current (it was `from`; equal when it already was).
     case switchLayout(from: Int, to: Int)
+    /// An `mqtt` handler's message: the daemon queues it on the fleet connection and reports
+    /// back with `settle` (`busy` when the queue is full).
+    case publish
+
+    /// Whether the daemon reports back with `TapEngine.settle` (a child's or a queue's answer
+    /// decides the outcome), so the engine neither counts the outcome nor notes the dispatch.
+    public var isSettledByCaller: Bool {
+        switch self {
+        case .spawn, .publish: return true
+        case .none, .log, .switchLayout: return false
+        }
+    }
 }

@@ -261,12 +261,12 @@ extension TapEngine {
                 decision.outcome = .suppressed
             } else {
                 route(&decision, target: target, now: now)
-                if decision.action != .spawn && decision.outcome == .dispatched && !isRepeat {
+                if !decision.action.isSettledByCaller && decision.outcome == .dispatched && !isRepeat {
                     noteDispatch(layout: layout, grid: target.grid, now: now)
                 }
             }
         }
-        if decision.action != .spawn { outcomeCounts.add(decision.outcome) }
+        if !decision.action.isSettledByCaller { outcomeCounts.add(decision.outcome) }
         return ClassedTap(decision: decision, x: x, y: y, key: key, press: press)
     }
 }

@@ -83,7 +83,7 @@ public struct TapEngine {
                 decision.outcome = .suppressed
             } else {
                 route(&decision, target: target, now: now)
-                if decision.action == .spawn { return decision }  // settled by the caller
+                if decision.action.isSettledByCaller { return decision }
                 if decision.outcome == .dispatched { noteDispatch(layout: layout, grid: target.grid, now: now) }
             }
         }
@@ -91,7 +91,8 @@ public struct TapEngine {
         return decision
     }
 
-    /// Records what became of a `.spawn` decision (the supervisor's answer).
+    /// Records what became of a `.spawn` or `.publish` decision (the supervisor's or the fleet
+    /// queue's answer).
     public mutating func settle(_ decision: inout TapDecision, outcome: Outcome, reason: String?, now: UInt64) {
         decision.outcome = outcome
         decision.reason = reason
@@ -155,10 +156,7 @@ public struct TapEngine {
         case .url, .script:
             decision.action = .spawn
         case .mqtt:
-            // The config is read and checked, but the broker connection is not built yet
-            // (README, "MQTT"): the handler accepts the tap and cannot act on it.
-            decision.outcome = .failed
-            decision.reason = "the MQTT connection is not built into this tapgridd yet"
+            decision.action = .publish
         case .layout:
             guard case .string(let name)? = active.layouts[decision.layout].tree.infos[target.info].actionData else {
                 decision.outcome = .denied

@@ -53,7 +53,15 @@ final class EventLog {
         if file != nil { DescriptorAudit.droppedOpen("the event log \(path ?? "")") }
     }
 
-    var isEnabled: Bool { path != nil }
+    /// Records are kept (for the fleet) although no file is written: `"eventLog": false` with
+    /// `mqtt` in the config. Each written record goes to the sink, without its `\n`.
+    var memorySink: ((ArraySlice<UInt8>) -> Void)?
+
+    /// Batches written (or handed to the memory sink) so far: the fleet's feed reads the file
+    /// again only when this moved.
+    private(set) var writes: UInt64 = 0
+
+    var isEnabled: Bool { path != nil || memorySink != nil }
 
     /// The event log's path for a config setting: the configured path, else
     /// `$STATE_DIRECTORY/events.jsonl` (systemd's `StateDirectory=`), else
@@ -227,7 +235,18 @@ final class EventLog {
     /// The `write(2)` of `writeStaged`: how many staged records reached the file whole.
     private func writeBatch() -> Int {
         let count = ends.count
-        guard let path else { return count }
+        writes &+= 1
+        guard let path else {
+            if let memorySink {
+                let bytes = Array(batch.bytes)
+                var start = 0
+                for end in ends {
+                    memorySink(bytes[start..<end - 1])
+                    start = end
+                }
+            }
+            return count
+        }
         if fd < 0 {
             guard Clock.monotonicNanos() &- lastOpenAttemptNanos >= 1_000_000_000 else { return 0 }
             openFile()

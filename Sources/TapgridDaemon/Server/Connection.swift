@@ -35,6 +35,12 @@ final class Connection {
     let uid: UInt32
     let gids: [UInt32]
 
+    /// The fleet's commands are answered as a connection's lines are, on a connection of their
+    /// own without a socket (`origin` `.mqtt`): their taps and state changes are recorded with
+    /// source `mqtt`, and `accept` (not `socket.allowControl`) says what they may do.
+    enum Origin { case socket, mqtt }
+    var origin = Origin.socket
+
     /// Where it stands: every flag and phase, moved only by `ConnectionState`'s transitions.
     /// Unchecked: only the loop thread touches it, never re-entrantly (a checked access costs a
     /// runtime call, and the tap path makes several per request).

@@ -49,7 +49,7 @@ extension RequestRouter {
         case .failure(.unknownLayout(let message)): ReplyWriter.error(.unknownLayout, message, id: id, out)
         case .failure(.unknownGrid(let message)): ReplyWriter.error(.unknownGrid, message, id: id, out)
         case .success(let (grid, layout, update)):
-            if let update { output.recordState(update, source: .socket) }
+            if let update { output.recordState(update, source: connection.origin == .mqtt ? .mqtt : .socket) }
             let loaded = output.engine.active.layouts[layout]
             ReplyWriter.cellSet(layout: loaded.name, path: loaded.tree.path(of: grid), id: id, out)
         }

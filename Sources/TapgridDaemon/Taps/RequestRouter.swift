@@ -13,6 +13,8 @@ protocol DaemonControl: AnyObject {
     func unload(layout name: String) -> PushOutcome
     /// The names of the pushed layouts, for `status`.
     var pushedLayouts: [String] { get }
+    /// The fleet connection's `mqtt` block of `status`, nil without `mqtt` in the config.
+    var fleetStatus: StatusReply.MQTT? { get }
 }
 
 /// What became of a `load` or `unload`.
@@ -63,7 +65,9 @@ final class RequestRouter: LineHandler {
         }
         let id = request.id.map { UnsafeBufferPointer(rebasing: line[$0]) }
         switch request.op {
-        case .tap: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false)
+        case .tap:
+            output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false,
+                       source: connection.origin == .mqtt ? Self.mqttSource : nil)
         case .hit: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
         case .status: writeStatus(id: id, out)
         case .layouts: layouts(line, id: id, out)
@@ -96,6 +100,7 @@ final class RequestRouter: LineHandler {
 
     /// Whether the connection may `reload`, `use`, `set`, `load` and `unload` (`socket.allowControl`; absent: anyone).
     func mayControl(_ connection: Connection) -> Bool {
+        if connection.origin == .mqtt { return true }  // the fleet checked `mqtt.accept`
         guard let allow = output.engine.active.config.socket.allowControl else { return true }
         return allow.allows(uid: connection.uid, gids: connection.gids, daemonUID: daemonUID)
     }
@@ -122,7 +127,15 @@ final class RequestRouter: LineHandler {
         ReplyWriter.used(layout: name, id: id, out)
     }
 
+    /// `"mqtt"` as a JSON string: the source of taps from fleet commands.
+    static let mqttSource = Array(#""mqtt""#.utf8)
+
     private func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        statusReply().write(id: id, into: out)
+    }
+
+    /// The `status` reply as it stands (the fleet publishes it too, with its own block).
+    func statusReply() -> StatusReply {
         let engine = output.engine
         let eventLog = output.eventLog
         let children = output.supervisor
@@ -137,6 +150,7 @@ final class RequestRouter: LineHandler {
             queued: Int64(children.queuedCount), clients: Int64(control.clientCount),
             eventLog: StatusReply.EventLog(path: eventLog.path, ok: eventLog.ok, error: eventLog.lastError))
         status.pushed = control.pushedLayouts
-        status.write(id: id, into: out)
+        status.mqtt = control.fleetStatus
+        return status
     }
 }

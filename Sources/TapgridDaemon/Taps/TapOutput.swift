@@ -23,6 +23,10 @@ final class TapOutput {
     private var touchscreenSources: [Int: [UInt8]] = [:]
     private var touchscreenStreams: [String: Int] = [:]
 
+    /// The fleet connection, when the config has `mqtt`: told of every decided tap and state
+    /// change, and queues the `mqtt` handler's messages. One nil test per tap without it.
+    weak var observer: TapObserver?
+
     init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor) {
         self.engine = engine
         self.eventLog = eventLog
@@ -50,9 +54,11 @@ final class TapOutput {
     // MARK: - Taps
 
     /// The tap path: decide, carry out, record, reply (`checkOnly`: a `hit`, decided, not recorded).
+    /// - Parameter source: where a tap request came from when not the socket, as a JSON string
+    ///   (`"mqtt"`), for its record.
     func tap(
         x: Double?, y: Double?, layout name: String?, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer, checkOnly: Bool,
-        xText: UnsafeBufferPointer<UInt8>? = nil, yText: UnsafeBufferPointer<UInt8>? = nil
+        xText: UnsafeBufferPointer<UInt8>? = nil, yText: UnsafeBufferPointer<UInt8>? = nil, source: [UInt8]? = nil
     ) {
         guard let x else {
             ReplyWriter.error(.badRequest, "\"x\" is required", id: id, out)
@@ -83,7 +89,8 @@ final class TapOutput {
                 ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: false, into: out)
             } else {
                 TapRecord.write(
-                    decision, x: x, y: y, active: active, hit: hit, tail: tail, xText: xText, yText: yText, into: eventLog.begin())
+                    decision, x: x, y: y, active: active, hit: hit, tail: tail, source: source, xText: xText, yText: yText,
+                    into: eventLog.begin())
                 ReplyWriter.tap(decision, id: id, active: active, hit: hit, tail: tail, logged: true, into: out)
                 eventLog.stage(notLoggedAt: out.count - 2, in: out)  // before the reply's `}\n`
             }
@@ -126,7 +133,7 @@ final class TapOutput {
         }
         switch decision.action {
         case .none:
-            return
+            break
         case .log:
             writeLogRecord(decision)
         case .switchLayout(let from, let to):
@@ -137,7 +144,11 @@ final class TapOutput {
             }
         case .spawn:
             spawn(&decision, x: x, y: y, now: now)
+        case .publish:
+            let queued = observer?.publishHandlerMessage(decision) ?? false
+            engine.settle(&decision, outcome: queued ? .dispatched : .busy, reason: nil, now: now)
         }
+        if let observer { observer.tapDecided(decision) }
     }
 
     private func spawn(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
@@ -206,6 +217,7 @@ final class TapOutput {
 
     /// A state change's record (README "Cell state"), staged like a tap's.
     func recordState(_ update: TapEngine.CellUpdate, source: StateRecord.Source) {
+        if let observer { observer.stateChanged(layout: update.layout, grid: update.grid, state: update.state) }
         guard eventLog.isEnabled else { return }
         let layout = engine.active.layouts[update.layout]
         StateRecord.write(
@@ -281,4 +293,14 @@ final class TapOutput {
             entry.append("TAPGRID_STREAM", line.stream)
         }
     }
+}
+
+/// What the fleet connection takes from the tap path (README, "Running a fleet").
+protocol TapObserver: AnyObject {
+    /// A tap was decided and carried out (its action message, when its outcome calls for one).
+    func tapDecided(_ decision: TapDecision)
+    /// A cell's state changed (its retained state message).
+    func stateChanged(layout: Int, grid: Int, state: CellState)
+    /// An `mqtt` handler's message for the tap: false when the queue is full (`busy`).
+    func publishHandlerMessage(_ decision: TapDecision) -> Bool
 }

@@ -1,0 +1,457 @@
+import TapgridArguments
+import TapgridCore
+import TapgridMQTT
+import TapgridSystem
+
+/// What the fleet asks of the daemon: pushed layouts and the generation's config.
+protocol FleetControl: AnyObject {
+    func load(layout name: String, definition: JSONValue) -> PushOutcome
+    func unload(layout name: String) -> PushOutcome
+}
+
+/// The daemon on an MQTT broker (README "Running a fleet"): publishes what happens (events from
+/// the event log, actions, the current layout, cell state, status, availability, Home Assistant
+/// discovery), and takes commands and pushed layouts as a socket client's requests. Owns the
+/// `FleetLink` (the connection) and the `EventFeed`; hooked into the tap path as its
+/// `TapObserver` and into the loop with an end-of-wakeup hook and two timers.
+final class Fleet: FleetLinkDelegate, TapObserver {
+    let settings: MQTTConfig
+    let topics: FleetTopics
+    private let loop: EventLoop
+    private let log: LogSink
+    private let output: TapOutput
+    private let router: RequestRouter
+    unowned let control: FleetControl
+    private var link: FleetLink!
+    /// Events from the event log; nil with `"eventLog": false` (then `memoryEvents`).
+    private var feed: EventFeed?
+    /// The connection the fleet's commands are answered on, as a socket client's lines.
+    let commandConnection: Connection
+
+    /// An outgoing action or `mqtt` handler message, waiting or in flight.
+    private struct Outgoing {
+        var topic: String
+        var payload: [UInt8]
+        var qos: Int32
+        var retain: Bool
+        /// When it was queued (monotonic ns): too old to send is dropped, never sent late.
+        var queuedAt: UInt64
+        /// Sent with a message expiry (actions), or not (a handler's own topic).
+        var expires: Bool
+    }
+
+    private var actions: [Outgoing] = []
+    private var actionsHead = 0
+    private var actionsInFlight: [Int32: Outgoing] = [:]
+    /// Records waiting in memory when the event log is off (the oldest dropped past the bound).
+    private var memoryEvents: [[UInt8]] = []
+    private var memoryEventsHead = 0
+    private var memoryInFlight: [Int32: [UInt8]] = [:]
+    private var published: UInt64 = 0
+    private var dropped: UInt64 = 0
+    /// SUBACKs still expected before `online` is published.
+    private var pendingSubscriptions: Set<Int32> = []
+    private var lastLayout: String?
+    private var lastGeneration: UInt64 = 0
+    private var discoveryGeneration: UInt64 = 0
+    private var lastStatus: [UInt8] = []
+    private var layoutSources = FleetLayoutSources()
+    /// Topics of the discovery configs published, to empty those whose cell or class went away.
+    private var discoveryTopics: Set<String> = []
+    /// Per layout, per grid: the cell's topic key (nil: not a hittable grid).
+    private var cellKeys: [[String?]] = []
+    private var eventLogWrites: UInt64 = .max
+    private var statusTimer: LoopTimer!
+    private var housekeeping: LoopTimer!
+
+    /// Waiting actions past this are dropped, the oldest first (contract: at most 10,000).
+    static let maxQueued = 10_000
+    static let window = EventFeed.window
+
+    init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
+         output: TapOutput, router: RequestRouter, control: FleetControl, daemonUID: UInt32) throws(Errno) {
+        self.settings = settings
+        topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: settings.homeAssistantPrefix)
+        self.loop = loop
+        self.log = log
+        self.output = output
+        self.router = router
+        self.control = control
+        commandConnection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: daemonUID, gids: [])
+        commandConnection.origin = .mqtt
+        if let eventLogPath { feed = EventFeed(logPath: eventLogPath, log: log) }
+        link = try FleetLink(
+            settings: settings, clientID: "tapgrid-" + node, will: (topics.availability, Array("offline".utf8)), password: password,
+            loop: loop, log: log, delegate: self)
+        statusTimer = loop.makeTimer(every: 2_000_000_000) { [unowned self] in publishStatus(force: false) }
+        housekeeping = loop.makeTimer(every: 1_000_000_000) { [unowned self] in
+            feed?.savePosition()
+            feed?.followRotation()
+            ageActions(now: Clock.monotonicNanos())
+        }
+        loop.schedule(statusTimer, after: 2_000_000_000)
+        loop.schedule(housekeeping, after: 1_000_000_000)
+        loop.onWakeupEnd { [unowned self] in afterWakeup() }
+        output.observer = self
+        rebuildCellKeys()
+    }
+
+    func start() { link.start() }
+
+    /// At shutdown: the feed's position kept, `offline` published, a clean DISCONNECT.
+    func stop() {
+        feed?.close()
+        link.stop(lastWords: (topics.availability, Array("offline".utf8)))
+        loop.removeTimer(statusTimer)
+        loop.removeTimer(housekeeping)
+    }
+
+    var isConnected: Bool { link.isConnected }
+
+    /// `status`'s `mqtt` block.
+    var status: StatusReply.MQTT {
+        let waiting = (feed?.backlog() ?? (memoryEvents.count - memoryEventsHead + memoryInFlight.count))
+            + (actions.count - actionsHead) + actionsInFlight.count
+        return StatusReply.MQTT(
+            connected: link.isConnected, broker: link.brokerText, backlog: Int64(waiting), published: Int64(published),
+            dropped: Int64(dropped), lastError: link.lastError)
+    }
+
+    /// The end of `STATUS=`: `mqtt connected` or `mqtt: <why not>`.
+    var statusSuffix: String { link.isConnected ? "mqtt connected" : "mqtt: " + (link.lastError ?? "not connected") }
+
+    // MARK: - The link's events
+
+    func linkConnected(_ client: MQTTClient) {
+        pendingSubscriptions = []
+        for pattern in topics.subscriptions {
+            do throws(MQTTError) { pendingSubscriptions.insert(try client.subscribeRetainAsPublished(pattern, qos: 1)) } catch {
+                log.warning("mqtt: cannot subscribe to \(pattern): \(error)")
+            }
+        }
+        lastLayout = nil
+        publishState(client)
+        publishStatus(force: true)
+        publishDiscovery()
+        pump()
+    }
+
+    func linkLost() {
+        feed?.rewind()
+        // What was in flight goes back to the front of its queue, to be sent again while young.
+        let unacked = actionsInFlight.values.sorted { $0.queuedAt < $1.queuedAt }
+        actionsInFlight = [:]
+        actions.replaceSubrange(0..<actionsHead, with: unacked)
+        actionsHead = 0
+        let events = memoryInFlight.sorted { $0.key < $1.key }.map(\.value)
+        memoryInFlight = [:]
+        memoryEvents.replaceSubrange(0..<memoryEventsHead, with: events)
+        memoryEventsHead = 0
+        pendingSubscriptions = []
+    }
+
+    func linkSubscribed(_ mid: Int32) {
+        guard pendingSubscriptions.remove(mid) != nil, pendingSubscriptions.isEmpty else { return }
+        publish(topics.availability, Array("online".utf8), retain: true)
+    }
+
+    func linkAcknowledged(_ mid: Int32) {
+        if let feed, feed.acknowledged(mid) {
+            published += 1
+        } else if actionsInFlight.removeValue(forKey: mid) != nil || memoryInFlight.removeValue(forKey: mid) != nil {
+            published += 1
+        }
+    }
+
+    func linkReceived(topic: String, payload: [UInt8], retained: Bool) {
+        switch topics.classify(topic) {
+        case .command(let op, _)?: command(op: op, topic: topic, payload: payload, retained: retained)
+        case .layout(let name, let scope)?: pushedLayout(name: name, scope: scope, topic: topic, payload: payload)
+        case .homeAssistantStatus?:
+            if payload == Array("online".utf8) { publishDiscovery() }
+        case nil: log.debug("mqtt: message on \(topic) ignored")
+        }
+    }
+
+    // MARK: - Commands
+
+    private func command(op: String, topic: String, payload: [UInt8], retained: Bool) {
+        switch FleetCommand.decide(op: op, payload: payload, retained: retained, accept: settings.accept) {
+        case .refuse(let code, let message, let id):
+            log.info("mqtt: \(topic) refused: \(message)")
+            publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
+        case .request(let line, _):
+            line.withUnsafeBufferPointer { router.handleLine($0, from: commandConnection) }
+            sendResults(topic: topic)
+        }
+    }
+
+    /// Publishes the replies waiting in the command connection (after a command, or when a
+    /// reload it asked for finished), each with the topic it answers; the records of its taps
+    /// are written first, as before any reply.
+    func sendResults(topic: String? = nil) {
+        let out = commandConnection.output
+        guard out.count > 0 else { return }
+        output.beforeSend()
+        let bytes = Array(out.bytes)
+        out.removeAll()
+        for line in bytes.split(separator: 0x0A) {
+            let reply = Array(line)
+            publish(topics.result, topic.flatMap { FleetResult.reply(reply, topic: $0) } ?? reply)
+        }
+    }
+
+    private func pushedLayout(name: String, scope: FleetScope, topic: String, payload: [UInt8]) {
+        guard settings.accept.contains("load") else {
+            publish(topics.result, FleetResult.refusal(
+                code: .forbidden, message: "pushed layouts need \"load\" in mqtt.accept", id: nil, topic: topic))
+            return
+        }
+        guard payload.count <= FleetCommand.maxPayloadBytes else {
+            publish(topics.result, FleetResult.refusal(
+                code: .badRequest, message: "the definition is \(payload.count) bytes; at most \(FleetCommand.maxPayloadBytes) are taken",
+                id: nil, topic: topic))
+            return
+        }
+        if !payload.isEmpty {
+            // Checked before it counts as a source: a definition that is not JSON changes nothing.
+            do throws(JSONSyntaxError) { _ = try JSONParser.parse(payload, lenient: false) } catch {
+                publish(topics.result, FleetResult.refusal(code: .parseError, message: error.description, id: nil, topic: topic))
+                return
+            }
+        }
+        let outcome: PushOutcome
+        switch layoutSources.receive(name: name, scope: scope, payload: payload) {
+        case .none:
+            return
+        case .unload(let name):
+            outcome = control.unload(layout: name)
+        case .load(let name, let definition, _):
+            guard let value = try? JSONParser.parse(definition, lenient: false) else { return }
+            outcome = control.load(layout: name, definition: value)
+        }
+        var reply = JSONObjectWriter(.compact)
+        switch outcome {
+        case .done(let generation):
+            reply.bool("ok", true)
+            reply.int("generation", Int64(generation))
+            reply.string("topic", topic)
+            publish(topics.result, reply.bytes)
+        case .unchanged(let generation):
+            reply.bool("ok", true)
+            reply.int("generation", Int64(generation))
+            reply.bool("unchanged", true)
+            reply.string("topic", topic)
+            publish(topics.result, reply.bytes)
+        case .refused(let code, let message):
+            log.info("mqtt: \(topic) refused: \(message)")
+            publish(topics.result, FleetResult.refusal(code: code, message: message, id: nil, topic: topic))
+        }
+    }
+
+    // MARK: - The tap path's observer
+
+    func tapDecided(_ decision: TapDecision) {
+        switch decision.outcome {
+        case .miss, .suppressed, .disabled, .checked: return
+        default: break
+        }
+        guard let grid = decision.target?.grid, let key = cellKey(layout: decision.layout, grid: grid) else { return }
+        let layout = output.engine.active.layouts[decision.layout].name
+        enqueue(Outgoing(
+            topic: topics.action(layout: layout, cell: key), payload: Array(decision.tapClass.name.description.utf8), qos: 1,
+            retain: false, queuedAt: Clock.monotonicNanos(), expires: true))
+    }
+
+    func stateChanged(layout: Int, grid: Int, state: CellState) {
+        guard link.isConnected, let key = cellKey(layout: layout, grid: grid) else { return }  // all are sent on connect
+        let name = output.engine.active.layouts[layout].name
+        publish(topics.state(layout: name, cell: key), Self.statePayload(state), retain: true)
+    }
+
+    func publishHandlerMessage(_ decision: TapDecision) -> Bool {
+        guard actions.count - actionsHead < Self.maxQueued,
+              case .mqtt(let topic, let qos, let retain) = output.engine.active.config.handlers[Int(decision.handler)].kind
+        else { return false }
+        let payload: [UInt8]
+        switch output.engine.info(of: decision)?.actionData {
+        case .string(let text)?: payload = Array(text.utf8)
+        case let value?: payload = Array(value.compactJSON.utf8)
+        case nil: payload = []
+        }
+        enqueue(Outgoing(topic: topic, payload: payload, qos: Int32(qos), retain: retain, queuedAt: Clock.monotonicNanos(), expires: false))
+        return true
+    }
+
+    /// Keeps an event record for the broker when there is no event log to feed it from.
+    func memoryEvent(_ record: ArraySlice<UInt8>) {
+        let record = Array(record)
+        guard !EventFeed.isTouchRecord(record, 0, record.count) else { return }
+        if memoryEvents.count - memoryEventsHead >= Self.maxQueued {
+            memoryEventsHead += 1
+            dropped += 1
+        }
+        memoryEvents.append(record)
+    }
+
+    private func enqueue(_ message: Outgoing) {
+        if actions.count - actionsHead >= Self.maxQueued {
+            actionsHead += 1
+            dropped += 1
+        }
+        actions.append(message)
+    }
+
+    // MARK: - Publishing
+
+    /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
+    private func afterWakeup() {
+        guard link.isConnected else { return }
+        let generation = output.engine.active.generation
+        if generation != discoveryGeneration { publishDiscovery() }
+        let layout = output.engine.currentLayoutName
+        if layout != lastLayout {
+            lastLayout = layout
+            publish(topics.layout, Array(layout.utf8), retain: true)
+        }
+        pump()
+    }
+
+    private func pump() {
+        guard link.isConnected else { return }
+        let writes = output.eventLog.writes
+        if let feed, writes != eventLogWrites || feed.inFlightCount < Self.window {
+            eventLogWrites = writes
+            feed.pump { line in publish(topics.events, Array(line)) }
+        }
+        while memoryEventsHead < memoryEvents.count && memoryInFlight.count < Self.window {
+            guard let mid = publish(topics.events, memoryEvents[memoryEventsHead]) else { break }
+            memoryInFlight[mid] = memoryEvents[memoryEventsHead]
+            memoryEventsHead += 1
+        }
+        compact()
+        drainActions(now: Clock.monotonicNanos())
+        link.flush()
+    }
+
+    private func drainActions(now: UInt64) {
+        let maxAge = UInt64(settings.maxAgeSeconds * 1e9)
+        while actionsHead < actions.count && actionsInFlight.count < Self.window {
+            let message = actions[actionsHead]
+            let age = now &- message.queuedAt
+            actionsHead += 1
+            if age > maxAge {
+                dropped += 1
+                continue
+            }
+            let expiry = message.expires ? UInt32(max(1, (maxAge - age + 999_999_999) / 1_000_000_000)) : nil
+            guard let mid = publish(message.topic, message.payload, qos: message.qos, retain: message.retain, expiry: expiry) else {
+                actionsHead -= 1
+                break
+            }
+            if message.qos > 0 { actionsInFlight[mid] = message } else { published += 1 }
+        }
+        compact()
+    }
+
+    /// Drops the waiting actions that are too old to send (they are never sent late).
+    private func ageActions(now: UInt64) {
+        let maxAge = UInt64(settings.maxAgeSeconds * 1e9)
+        while actionsHead < actions.count && now &- actions[actionsHead].queuedAt > maxAge {
+            actionsHead += 1
+            dropped += 1
+        }
+        compact()
+    }
+
+    private func compact() {
+        if actionsHead > 0 && actionsHead * 2 >= actions.count {
+            actions.removeFirst(actionsHead)
+            actionsHead = 0
+        }
+        if memoryEventsHead > 0 && memoryEventsHead * 2 >= memoryEvents.count {
+            memoryEvents.removeFirst(memoryEventsHead)
+            memoryEventsHead = 0
+        }
+    }
+
+    /// One publish on the live client; nil when there is none or it refused.
+    @discardableResult
+    private func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
+        guard let client = link.client, link.isConnected else { return nil }
+        do throws(MQTTError) {
+            if let expiry { return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expiry) }
+            return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+        } catch {
+            if !error.isNotConnected { log.warning("mqtt: cannot publish to \(topic): \(error)") }
+            return nil
+        }
+    }
+
+    /// Every cell's state (those that have one) and the current layout, on connect.
+    private func publishState(_ client: MQTTClient) {
+        let engine = output.engine
+        for (layoutIndex, layout) in engine.active.layouts.enumerated() {
+            for grid in layout.tree.nodes.indices {
+                let state = engine.cellState(layout: layoutIndex, grid: grid)
+                guard !state.isEmpty, let key = cellKey(layout: layoutIndex, grid: grid) else { continue }
+                publish(topics.state(layout: layout.name, cell: key), Self.statePayload(state), retain: true)
+            }
+        }
+    }
+
+    /// `{"text":..,"active":..,"value":..,"enabled":..}`.
+    static func statePayload(_ state: CellState) -> [UInt8] {
+        var out: [UInt8] = [0x7B]
+        state.appendFields(to: &out)
+        out.append(0x7D)
+        return out
+    }
+
+    /// The status reply with `node` and `version`, when it changed (uptime aside) or `force`.
+    private func publishStatus(force: Bool) {
+        guard link.isConnected else { return }
+        var status = router.statusReply()
+        status.node = topics.node
+        status.version = tapgridVersion
+        var comparable = status
+        comparable.uptime = nil
+        let buffer = ByteBuffer(capacity: 512)
+        comparable.write(id: nil, into: buffer)
+        let key = Array(buffer.bytes)
+        guard force || key != lastStatus else { return }
+        lastStatus = key
+        buffer.removeAll()
+        status.write(id: nil, into: buffer)
+        publish(topics.status, Array(buffer.bytes.dropLast()), retain: true)
+    }
+
+    private func publishDiscovery() {
+        discoveryGeneration = output.engine.active.generation
+        guard let prefix = settings.homeAssistantPrefix, link.isConnected else { return }
+        let messages = HomeAssistantDiscovery.messages(config: output.engine.active.config, topics: topics, prefix: prefix, version: tapgridVersion)
+        for topic in HomeAssistantDiscovery.emptied(previous: discoveryTopics, current: messages.map(\.topic)) {
+            publish(topic, [], retain: true)
+        }
+        for message in messages { publish(message.topic, message.payload, retain: true) }
+        discoveryTopics = Set(messages.map(\.topic))
+    }
+
+    private func rebuildCellKeys() {
+        cellKeys = output.engine.active.layouts.map { layout in
+            layout.tree.nodes.indices.map { index in
+                let node = layout.tree.nodes[index]
+                guard node.hittable else { return nil }
+                let name = node.info >= 0 ? layout.tree.infos[Int(node.info)].name : nil
+                return MQTTConfig.cellKey(name: name, path: layout.tree.path(of: index))
+            }
+        }
+        lastGeneration = output.engine.active.generation
+    }
+
+    private func cellKey(layout: Int, grid: Int) -> String? {
+        if output.engine.active.generation != lastGeneration { rebuildCellKeys() }
+        guard layout < cellKeys.count, grid < cellKeys[layout].count else { return nil }
+        return cellKeys[layout][grid]
+    }
+}

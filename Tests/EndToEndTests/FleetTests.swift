@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+
+import TapgridTestSupport
+
+/// A panel config on a broker: `lamp` (a toggle), `fan` (routed to an `mqtt` handler, and for
+/// `long`), `plain`, and a grid without a name (its key is its path); `accept` and more `mqtt`
+/// keys come from the caller.
+func fleetConfig(broker: String, node: String = "kitchen", mqttExtra: String = #", "accept": ["tap", "hit", "use", "set", "load", "unload", "status", "layouts", "reload"]"#,
+                 eventLog: String = #"{"path": "events.jsonl"}"#) -> String {
+    """
+    {
+      "socket": { "path": "d.sock" },
+      "eventLog": \(eventLog),
+      "initialLayout": "home",
+      "layouts": {
+        "home": { "width": 400, "height": 100, "grid": { "cols": [
+          { "name": "lamp", "tag": 1, "toggle": true },
+          { "name": "fan", "tag": 2, "action-data": {"speed": 3} },
+          { "name": "plain", "tag": 3 },
+          { "tag": 4 } ] } },
+        "other": { "width": 100, "height": 100, "grid": { "rows": [ { "name": "back", "tag": 5 } ] } }
+      },
+      "handlers": { "audit": { "type": "log" }, "fanout": { "type": "mqtt", "topic": "house/fan", "qos": 1 },
+                    "menu": { "type": "log" } },
+      "routes": [ { "tags": [2], "handler": "fanout" }, { "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
+      "mqtt": { "broker": "\(broker)", "node": "\(node)", "groups": ["plates", "upstairs"]\(mqttExtra) }
+    }
+    """
+}
+
+/// Starts a daemon on `config` and waits until it said `online` on the broker.
+func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "kitchen", environment: [String: String] = [:]) throws -> DaemonProcess {
+    let daemon = try DaemonProcess(config: config, environment: environment)
+    guard watcher.first("tapgrid/\(node)/availability", where: { $0.payload == "online" }) != nil else {
+        throw TestFailure("\(node) never said online: \(daemon.stderr)")
+    }
+    return daemon
+}
+
+/// The contract's topic table against a real mosquitto: what each topic carries, retained or
+/// not, and commands as socket requests.
+@Suite(.serialized) struct FleetTests {
+    @Test func everyTopicOfTheTable() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address), watcher: watcher)
+        let client = try daemon.connect()
+        let lamp = try client.request(#"{"x": 10, "y": 10}"#)
+        #expect(lamp.string("outcome") == "dispatched")
+        let fan = try client.request(#"{"x": 110, "y": 10, "id": "f"}"#)
+        #expect(fan.string("outcome") == "dispatched")
+        #expect(try client.request(#"{"x": 390, "y": 10}"#).string("outcome") == "dispatched")
+        #expect(try client.request(#"{"x": 900, "y": 10}"#).string("outcome") == "miss")
+        _ = try client.request(#"{"op": "set", "grid": "plain", "text": "42 %"}"#)
+
+        // Events: the same JSON text as the log's lines, in order (state records too).
+        let logLines = { (try? String(contentsOfFile: daemon.eventLogPath, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? [] }
+        let events = watcher.wait { $0.filter { $0.topic == "tapgrid/kitchen/events" }.count >= logLines().count && logLines().count == 6 }
+            .filter { $0.topic == "tapgrid/kitchen/events" }
+        #expect(events.map(\.payload) == logLines())
+        #expect(events.allSatisfy { !$0.retained })
+
+        // Actions: the class of each tap that is not a miss; the unnamed grid's key is its path.
+        let actions = watcher.wait { $0.filter { $0.topic.hasPrefix("tapgrid/kitchen/action/") }.count >= 3 }
+            .filter { $0.topic.hasPrefix("tapgrid/kitchen/action/") }
+        #expect(actions.map(\.description) == [
+            "tapgrid/kitchen/action/home/lamp tap", "tapgrid/kitchen/action/home/fan tap", "tapgrid/kitchen/action/home/3 tap"])
+        // The mqtt handler's message.
+        #expect(watcher.first("house/fan")?.payload == #"{"speed":3}"#)
+        // State: retained, the four keys.
+        let plain = try #require(watcher.first("tapgrid/kitchen/state/home/plain"))
+        #expect(plain.payload == #"{"text":"42 %","active":null,"value":null,"enabled":null}"#)
+        #expect(watcher.first("tapgrid/kitchen/state/home/lamp")?.payload == #"{"text":null,"active":true,"value":null,"enabled":null}"#)
+
+        // Commands: a tap from the broker is recorded with source mqtt and answered on result.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: #"{"x": 210, "y": 5, "id": 77}"#)
+        let result = try #require(watcher.first("tapgrid/kitchen/result") { $0.object?.int("id") == 77 }?.object)
+        #expect(result.string("outcome") == "dispatched")
+        #expect(result.string("topic") == "tapgrid/kitchen/command/tap")
+        let mqttTap = try #require(try daemon.eventRecords().last { $0.int("seq") == result.int("seq") })
+        #expect(mqttTap.string("source") == "mqtt")
+        // `use` moves the retained layout topic.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/use", payload: #"{"layout": "other"}"#)
+        #expect(watcher.first("tapgrid/kitchen/layout") { $0.payload == "other" } != nil)
+
+        // Retained as the broker keeps them, seen by a subscriber that comes later.
+        let late = try MQTTWatcher(port: broker.port, topics: ["tapgrid/kitchen/#"])
+        let retained = late.wait { seen in ["availability", "layout", "status"].allSatisfy { name in seen.contains { $0.topic == "tapgrid/kitchen/" + name } } }
+        #expect(retained.first { $0.topic == "tapgrid/kitchen/availability" }?.description == "R tapgrid/kitchen/availability online")
+        #expect(retained.first { $0.topic == "tapgrid/kitchen/layout" }?.description == "R tapgrid/kitchen/layout other")
+        let status = try #require(retained.first { $0.topic == "tapgrid/kitchen/status" })
+        #expect(status.retained)
+        #expect(status.object?.string("node") == "kitchen")
+        #expect(status.object?.string("version") != nil)
+        #expect((status.object?["mqtt"] as? [String: Any])?["connected"] as? Bool == true)
+        #expect(retained.contains { $0.topic == "tapgrid/kitchen/state/home/plain" && $0.retained })
+
+        // status over the socket: the mqtt block.
+        let socketStatus = try client.request(#"{"op": "status"}"#)
+        let block = try #require(socketStatus.object("mqtt"))
+        #expect(block["connected"] as? Bool == true)
+        #expect(block["broker"] as? String == broker.address)
+        #expect(block["lastError"] is NSNull)
+
+        // A clean stop says offline (the will is not used for it).
+        #expect(try daemon.stop() == 0)
+        #expect(watcher.first("tapgrid/kitchen/availability") { $0.payload == "offline" } != nil)
+        daemon.checkNoDroppedDescriptors()
+    }
+
+    /// Commands outside `accept`, unknown ops, retained commands and hostile payloads are each
+    /// refused on `result` with what was wrong; nothing of them is run or recorded, and the
+    /// daemon keeps serving its socket.
+    @Test func refusedCommands() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address, mqttExtra: #", "accept": ["tap", "status"]"#), watcher: watcher)
+        let folder = try makeTempDir()
+        defer { removeTempDir(folder) }
+        var cases: [(topic: String, payload: String?, file: String?, code: String)] = [
+            ("use", #"{"layout": "other"}"#, nil, "forbidden"),
+            ("load", #"{"layout": "x", "definition": {}}"#, nil, "forbidden"),
+            ("down", #"{"x": 1, "y": 1}"#, nil, "unknown_op"),
+            ("explode", "{}", nil, "unknown_op"),
+            ("tap", "not json", nil, "parse_error"),
+            ("tap", "[1, 2]", nil, "bad_request"),
+            ("tap", "42", nil, "bad_request"),
+            ("tap", #"{"x": 1, "y": 1"#, nil, "parse_error"),
+            ("tap", #"{"x": 1, "y": 1} trailing"#, nil, "parse_error"),
+            ("tap", #"{"op": "tap", "x": 1, "y": 1}"#, nil, "bad_request"),
+            ("tap", #"{"x": 1, "x": 2, "y": 1}"#, nil, "bad_request"),
+            ("tap", #"{"x": "ten", "y": 1}"#, nil, "bad_request"),
+            // The whole payload is read as strict JSON first (README "Running a fleet"): a number
+            // that overflows is a parse error here, where the socket's scanner says bad_request.
+            ("tap", #"{"x": 1e999, "y": 1}"#, nil, "parse_error"),
+            ("tap", #"{"y": 1}"#, nil, "bad_request"),
+            ("tap", #"{"x": NaN, "y": 1}"#, nil, "parse_error"),
+            ("tap", #"{"x": 1, "y": 1, "layout": "nowhere"}"#, nil, "unknown_layout"),
+            ("tap", #"{'x': 1}"#, nil, "parse_error"),
+            ("tap", "\u{FEFF}{}", nil, "parse_error"),
+        ]
+        func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+            let path = folder + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        cases.append(("tap", nil, try write("deep", Array(repeating: UInt8(ascii: "["), count: 10_000)), "parse_error"))
+        cases.append(("tap", nil, try write("deepobject", Array((String(repeating: #"{"a":"#, count: 5_000)).utf8)), "parse_error"))
+        cases.append(("tap", nil, try write("big", Array(repeating: UInt8(ascii: " "), count: 2 << 20)), "bad_request"))
+        cases.append(("tap", nil, try write("bigvalid", Array((#"{"x": 1, "y": 1, "pad": ""# + String(repeating: "a", count: 1 << 20) + #""}"#).utf8)), "bad_request"))
+        cases.append(("tap", nil, try write("utf8", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D]), "parse_error"))
+        cases.append(("tap", nil, try write("surrogate", Array(#"{"x": 1, "y": 1, "s": "\ud800"}"#.utf8)), "parse_error"))
+        cases.append(("tap", nil, try write("nul", [0x7B, 0x00, 0x7D]), "parse_error"))
+        cases.append(("tap", nil, try write("zeros", Array(repeating: 0, count: 4096)), "parse_error"))
+        cases.append(("tap", nil, try write("random", (0..<2048).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }), "parse_error"))
+        cases.append(("tap", nil, try write("control", Array("{\"x\": 1, \"y\": 1, \"s\": \"a\u{01}b\"}".utf8)), "parse_error"))
+        cases.append(("tap", nil, try write("longkey", Array(("{\"" + String(repeating: "k", count: 100_000) + "\": 1}").utf8)), "bad_request"))
+        cases.append(("tap", nil, try write("manykeys", Array(("{" + (0..<20_000).map { "\"k\($0)\": \($0)" }.joined(separator: ",") + "}").utf8)), "bad_request"))
+        #expect(cases.count >= 30)
+        for (index, command) in cases.enumerated() {
+            let topic = "tapgrid/kitchen/command/" + command.topic
+            if let file = command.file { try mqttPublish(port: broker.port, topic: topic, file: file) } else {
+                try mqttPublish(port: broker.port, topic: topic, payload: command.payload!)
+            }
+            let answers = watcher.wait(timeout: 10) { $0.filter { $0.topic == "tapgrid/kitchen/result" }.count > index }
+                .filter { $0.topic == "tapgrid/kitchen/result" }
+            let answer = try #require(answers.count > index ? answers[index].object : nil, "case \(index): no result")
+            let error = try #require(answer["error"] as? [String: Any], "case \(index) \(command): \(answer)")
+            #expect(error["code"] as? String == command.code, "case \(index) \(command.payload ?? command.file!): \(error)")
+            #expect(!((error["message"] as? String) ?? "").isEmpty)
+            #expect(answer.string("topic") == topic)
+        }
+        // A retained tap is never run, however it arrives (now, or on a later subscription).
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: #"{"x": 10, "y": 10, "id": "old"}"#, retain: true)
+        let retained = try #require(watcher.first("tapgrid/kitchen/result") { $0.object?.string("id") == "old" }?.object)
+        #expect((retained["error"] as? [String: Any])?["code"] as? String == "bad_request")
+        #expect(try daemon.eventRecords().isEmpty, "nothing refused was recorded")
+        // Still serving, over the socket and the broker.
+        #expect(try daemon.connect().request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: #"{"x": 10, "y": 10, "id": "new"}"#)
+        #expect(watcher.first("tapgrid/kitchen/result") { $0.object?.string("id") == "new" }?.object?.string("outcome") == "dispatched")
+        // Clear the retained command so it cannot reach another test.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: "", retain: true)
+        #expect(try daemon.stop() == 0)
+    }
+
+    /// Group and broadcast commands reach the node; pushed layouts follow node > group >
+    /// broadcast, errors named with their topic; Home Assistant discovery follows them.
+    @Test func groupsBroadcastPushedLayoutsAndDiscovery() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let extra = #", "accept": ["tap", "use", "load", "set"], "homeAssistant": {"prefix": "homeassistant"}"#
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address, mqttExtra: extra), watcher: watcher)
+        // Discovery: a trigger per cell and class, and the layout select.
+        let ha = "homeassistant/device_automation/tapgrid_kitchen/"
+        let triggers = watcher.wait { $0.contains { $0.topic == ha + "home_fan_long/config" } }.filter { $0.topic.hasPrefix(ha) }
+        let fanLong = try #require(triggers.first { $0.topic == ha + "home_fan_long/config" })
+        #expect(fanLong.object?.string("topic") == "tapgrid/kitchen/action/home/fan")
+        #expect(fanLong.object?.string("payload") == "long")
+        #expect(fanLong.object?.string("type") == "button_long_press")
+        #expect(triggers.contains { $0.topic == ha + "home_lamp_tap/config" })
+        #expect(!triggers.contains { $0.topic == ha + "home_lamp_long/config" })
+        let select = try #require(watcher.first("homeassistant/select/tapgrid_kitchen/layout/config")?.object)
+        #expect(select["options"] as? [String] == ["home", "other"])
+        #expect(select.string("command_topic") == "tapgrid/kitchen/command/use")
+
+        // Group and broadcast commands.
+        try mqttPublish(port: broker.port, topic: "tapgrid/upstairs/command/use", payload: #"{"layout": "other"}"#)
+        #expect(watcher.first("tapgrid/kitchen/layout") { $0.payload == "other" } != nil)
+        try mqttPublish(port: broker.port, topic: "tapgrid/broadcast/command/use", payload: #"{"layout": "home", "id": 3}"#)
+        #expect(watcher.first("tapgrid/kitchen/result") { $0.object?.int("id") == 3 }?.object?.string("topic") == "tapgrid/broadcast/command/use")
+        #expect(watcher.first("tapgrid/kitchen/layout") { $0.payload == "home" } != nil)
+        try mqttPublish(port: broker.port, topic: "tapgrid/cellar/command/use", payload: #"{"layout": "other", "id": 4}"#)
+
+        // Pushed layouts: broadcast, then the node's own (wins), then the node's taken back.
+        let promo = { (tag: Int, name: String) in #"{"width": 50, "height": 50, "grid": {"cols": [{"name": "\#(name)", "tag": \#(tag)}]}}"# }
+        func results() -> [[String: Any]] { watcher.on("tapgrid/kitchen/result").compactMap(\.object) }
+        func hitName() throws -> String? {
+            let reply = try daemon.connect().request(#"{"op": "hit", "layout": "promo", "x": 10, "y": 10}"#)
+            return reply.object("hit")?["name"] as? String
+        }
+        try mqttPublish(port: broker.port, topic: "tapgrid/broadcast/layouts/promo", payload: promo(1, "everyone"), retain: true)
+        watcher.wait { _ in results().contains { $0.string("topic") == "tapgrid/broadcast/layouts/promo" } }
+        #expect(try hitName() == "everyone")
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/layouts/promo", payload: promo(2, "mine"), retain: true)
+        watcher.wait { _ in results().contains { $0.string("topic") == "tapgrid/kitchen/layouts/promo" } }
+        #expect(try hitName() == "mine")
+        // A group's under the node's changes nothing.
+        try mqttPublish(port: broker.port, topic: "tapgrid/plates/layouts/promo", payload: promo(3, "group"), retain: true)
+        usleep(300_000)
+        #expect(try hitName() == "mine")
+        // The node's emptied: the group's takes over; then the group's: broadcast's.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/layouts/promo", payload: "", retain: true)
+        watcher.wait { _ in (try? hitName()) == "group" }
+        #expect(try hitName() == "group")
+        try mqttPublish(port: broker.port, topic: "tapgrid/plates/layouts/promo", payload: "", retain: true)
+        watcher.wait { _ in (try? hitName()) == "everyone" }
+        #expect(try hitName() == "everyone")
+        // The select now offers promo; its trigger exists.
+        #expect(watcher.first("homeassistant/select/tapgrid_kitchen/layout/config") { ($0.object?["options"] as? [String]) == ["home", "other", "promo"] } != nil)
+        #expect(watcher.first(ha + "promo_everyone_tap/config") != nil)
+        // A definition with an error: refused, named with its topic; the layout in place stays.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/layouts/promo", payload: #"{"width": 50, "height": 50, "grid": {"cols": [{"size": "lots"}]}}"#)
+        watcher.wait { _ in results().contains { $0["error"] != nil && $0.string("topic") == "tapgrid/kitchen/layouts/promo" } }
+        let refused = try #require(results().last { $0.string("topic") == "tapgrid/kitchen/layouts/promo" })
+        #expect((refused["error"] as? [String: Any])?["code"] as? String == "config_error")
+        let message = (refused["error"] as? [String: Any])?["message"] as? String
+        #expect(message?.contains("load.definition") == true, "\(message ?? "no message")")
+        #expect(try hitName() == "everyone")
+        // Broadcast's taken back: unloaded, and its trigger's config emptied.
+        let emptiedBefore = watcher.on(ha + "promo_everyone_tap/config").filter { $0.payload.isEmpty }.count
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/layouts/promo", payload: "", retain: true)
+        try mqttPublish(port: broker.port, topic: "tapgrid/broadcast/layouts/promo", payload: "", retain: true)
+        let emptied = watcher.wait { $0.filter { $0.topic == ha + "promo_everyone_tap/config" && $0.payload.isEmpty }.count > emptiedBefore }
+        #expect(emptied.filter { $0.topic == ha + "promo_everyone_tap/config" && $0.payload.isEmpty }.count > emptiedBefore)
+        #expect(try daemon.connect().request(#"{"op": "hit", "layout": "promo", "x": 10, "y": 10}"#).object("error")?["code"] as? String == "unknown_layout")
+        // Home Assistant restarting: discovery is published again.
+        let before = watcher.on("homeassistant/select/tapgrid_kitchen/layout/config").count
+        try mqttPublish(port: broker.port, topic: "homeassistant/status", payload: "online")
+        #expect(watcher.wait { $0.filter { $0.topic == "homeassistant/select/tapgrid_kitchen/layout/config" }.count > before }
+            .filter { $0.topic == "homeassistant/select/tapgrid_kitchen/layout/config" }.count > before)
+        // The cellar group's command never reached this node.
+        #expect(!results().contains { $0.int("id") == 4 })
+        #expect(try daemon.stop() == 0)
+    }
+}

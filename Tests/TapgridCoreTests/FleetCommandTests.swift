@@ -74,7 +74,7 @@ import Testing
         (#"{"x": 1} {"y": 2}"#, "expected end of input after the JSON value, found '{' at column 10"),
         ("{\n  \"x\": 1,\n}", "trailing comma is not allowed at line 2, column 9"),
         (#"{"x": 1e999}"#, "number out of range at column 7"),
-        (#"{"text": "\ud800"}"#, #"unpaired surrogate \ud800 in a string at column 11"#),
+        (#"{"text": "\ud800"}"#, #"unpaired surrogate \uD800 in a string at column 11"#),
         (" ", "unexpected end of input at column 2"),
     ])
     func payloadsThatAreNotStrictJSON(payload: String, message: String) {
@@ -84,7 +84,7 @@ import Testing
     @Test func invalidUTF8() {
         let payload = Array(#"{"text": ""#.utf8) + [0xFF, 0x22, 0x7D]
         #expect(FleetCommand.decide(op: "set", payload: payload, retained: false, accept: Self.all)
-            == .refuse(code: .parseError, message: "invalid UTF-8 at column 10", id: nil))
+            == .refuse(code: .parseError, message: "invalid UTF-8 at column 11", id: nil))
     }
 
     @Test func deepNesting() {

@@ -1,0 +1,173 @@
+/// Home Assistant's MQTT discovery for one node (contract, "Fleet: MQTT", Home Assistant): a
+/// device trigger per cell and class, and a `select` of the layouts, all retained, published on
+/// connect and whenever `<prefix>/status` says `online`. Pure: the daemon publishes what
+/// `messages` returns, keeps the topics, and after a reload, `load` or `unload` publishes an
+/// empty retained payload to each topic `emptied` returns (which deletes the entity). For
+/// pushed layouts to be included, pass the config with them in (`PushedLayouts.combined(with:)`).
+///
+/// Decisions beyond the contract:
+/// - **hold**: `long` and `hold` both map to `button_long_press`, and (type, subtype) must be
+///   unique per device. A grid routes at most one of them, but cells sharing a topic key may
+///   route one each, and an automation should not change meaning when another cell is added.
+///   So a `hold` trigger's subtype is always `"<layout> <cell> hold"` (`tap`, `long` and
+///   `double` keep `"<layout> <cell>"`): layout names and cell keys hold no space, so no other
+///   trigger's subtype can read the same.
+/// - **Layout names that are not topic names** (`MQTTConfig.isTopicName`: a space, a `/`, ...):
+///   their cells get no triggers, as such a name cannot be one level of the object id nor of
+///   the action topic. `skipped` says which, for the daemon to log once. They stay options of
+///   the `select`, which carries the name inside JSON, unless the name holds `"`, `\` or a
+///   control character: the command template `{"layout": "{{ value }}"}` pastes it into JSON
+///   unescaped, so such a name could never be chosen.
+/// - **Object ids that collide** (`<layout>_<cell>_<class>`: layout `a_b` cell `c` and layout
+///   `a` cell `b_c`): the first in order keeps the topic, the later is skipped (in `skipped`).
+/// - Cells sharing a key (`ConfigParser` warns) share the action topic, so they are one
+///   trigger set: the union of the classes their grids route.
+public enum HomeAssistantDiscovery {
+    /// The retained discovery messages, in a stable order: the layout `select` first, then each
+    /// layout's triggers (layouts in config order, cells in grid order, the first grid of a
+    /// shared key placing it, classes `tap`, `long`, `hold`, `double`).
+    /// - Parameters:
+    ///   - topics: the node's topics (the action, layout, availability and command topics).
+    ///   - prefix: `mqtt.homeAssistant.prefix`.
+    ///   - version: the daemon's version, the device's `sw_version`.
+    public static func messages(config: Config, topics: FleetTopics, prefix: String, version: String) -> [(topic: String, payload: [UInt8])] {
+        let plan = Plan(config: config)
+        let device = deviceID(topics)
+        var messages: [(topic: String, payload: [UInt8])] = []
+        if !plan.options.isEmpty {
+            messages.append((selectTopic(topics, prefix: prefix), selectPayload(options: plan.options, topics: topics, version: version)))
+        }
+        for trigger in plan.triggers {
+            var out = JSONObjectWriter(.compact)
+            out.string("automation_type", "trigger")
+            out.string("topic", topics.action(layout: trigger.layout, cell: trigger.cell))
+            out.string("payload", trigger.tapClass.name.description)
+            out.string("type", type(of: trigger.tapClass))
+            out.string("subtype", trigger.subtype)
+            out.object("device", self.device(topics, version: version))
+            messages.append((prefix + "/device_automation/" + device + "/" + trigger.objectID + "/config", out.bytes))
+        }
+        return messages
+    }
+
+    /// Why some cells, layouts or options got no entity (see the type's decisions), one line
+    /// each, for the daemon's log. Empty for a config whose names all fit.
+    public static func skipped(config: Config) -> [String] { Plan(config: config).skipped }
+
+    /// The topics of `previous` (published before) that `current` no longer holds, sorted: each
+    /// gets an empty retained payload, which deletes its entity in Home Assistant.
+    public static func emptied(previous: Set<String>, current: [String]) -> [String] {
+        previous.subtracting(current).sorted()
+    }
+
+    /// `tapgrid_N`: the device's identifier and the discovery topics' node id.
+    public static func deviceID(_ topics: FleetTopics) -> String { "tapgrid_" + topics.node }
+
+    /// `<prefix>/select/tapgrid_N/layout/config`.
+    public static func selectTopic(_ topics: FleetTopics, prefix: String) -> String {
+        prefix + "/select/" + deviceID(topics) + "/layout/config"
+    }
+
+    /// The device trigger's `type` for a class (`hold`, like `long`, is a long press).
+    public static func type(of tapClass: TapClass) -> String {
+        switch tapClass {
+        case .tap: return "button_short_press"
+        case .long, .hold: return "button_long_press"
+        case .double: return "button_double_press"
+        }
+    }
+
+    static func device(_ topics: FleetTopics, version: String) -> JSONObjectWriter {
+        var out = JSONObjectWriter(.compact)
+        out.value("identifiers", .array([.string(deviceID(topics))]))
+        out.string("name", "tapgrid " + topics.node)
+        out.string("manufacturer", "tapgrid")
+        out.string("model", "tapgridd")
+        out.string("sw_version", version)
+        return out
+    }
+
+    static func selectPayload(options: [String], topics: FleetTopics, version: String) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.string("name", "Layout")
+        out.string("unique_id", deviceID(topics) + "_layout")
+        out.value("options", .array(options.map { .string($0) }))
+        out.string("state_topic", topics.layout)
+        out.string("command_topic", topics.command("use"))
+        out.string("command_template", #"{"layout": "{{ value }}"}"#)
+        out.string("availability_topic", topics.availability)
+        out.object("device", device(topics, version: version))
+        return out.bytes
+    }
+
+    /// One device trigger: a class of a cell of a layout.
+    struct Trigger {
+        var layout: String
+        var cell: String
+        var tapClass: TapClass
+
+        var objectID: String { layout + "_" + cell + "_" + tapClass.name.description }
+        var subtype: String { layout + " " + cell + (tapClass == .hold ? " hold" : "") }
+    }
+
+    /// What a config gets: the select's options, the triggers, and what was left out.
+    struct Plan {
+        var options: [String] = []
+        var triggers: [Trigger] = []
+        var skipped: [String] = []
+
+        init(config: Config) {
+            var owners: [String: (layout: String, cell: String)] = [:]
+            for layout in config.layouts {
+                if Plan.fitsTemplate(layout.name) {
+                    options.append(layout.name)
+                } else {
+                    skipped.append("layout \(jsonEscaped(layout.name)) is not an option of the Home Assistant layout select: its name holds \", \\ or a control character, which the command template cannot carry")
+                }
+                guard MQTTConfig.isTopicName(layout.name) else {
+                    skipped.append("layout \(jsonEscaped(layout.name)) has no Home Assistant triggers: its name is not \(ConfigParser.topicNameRule)")
+                    continue
+                }
+                for (cell, classes) in Plan.cells(of: layout) {
+                    for tapClass in TapClass.allCases where classes.contains(tapClass) {
+                        let trigger = Trigger(layout: layout.name, cell: cell, tapClass: tapClass)
+                        if let owner = owners[trigger.objectID] {
+                            skipped.append("layout \(jsonEscaped(layout.name)) cell \(jsonEscaped(cell)) has no Home Assistant \(tapClass.name) trigger: its object id \(trigger.objectID) is taken by layout \(jsonEscaped(owner.layout)) cell \(jsonEscaped(owner.cell))")
+                            continue
+                        }
+                        owners[trigger.objectID] = (layout.name, cell)
+                        triggers.append(trigger)
+                    }
+                }
+            }
+        }
+
+        /// Each cell key of the layout's hittable grids in grid order, with the classes its grids
+        /// can fire: `tap` always, `long`, `hold` and `double` when routed.
+        static func cells(of layout: LoadedLayout) -> [(key: String, classes: Set<TapClass>)] {
+            let tree = layout.tree
+            var cells: [(key: String, classes: Set<TapClass>)] = []
+            var place: [String: Int] = [:]
+            for index in tree.nodes.indices where tree.nodes[index].hittable {
+                let slot = Int(tree.nodes[index].info)
+                let key = MQTTConfig.cellKey(name: slot >= 0 ? tree.infos[slot].name : nil, path: tree.path(of: index))
+                var classes: Set<TapClass> = [.tap]
+                if slot >= 0, let routed = layout.classHandlers[slot] {
+                    for tapClass in [TapClass.long, .hold, .double] where routed[tapClass] >= 0 { classes.insert(tapClass) }
+                }
+                if let at = place[key] {
+                    cells[at].classes.formUnion(classes)
+                } else {
+                    place[key] = cells.count
+                    cells.append((key, classes))
+                }
+            }
+            return cells
+        }
+
+        /// Whether `name` survives being pasted into `{"layout": "{{ value }}"}`.
+        static func fitsTemplate(_ name: String) -> Bool {
+            !name.utf8.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Testing
+
+@testable import TapgridCore
+
+/// Home Assistant discovery: the exact topics and payloads for a small config that routes every
+/// class, the names that get no entity, and the topics emptied when a cell or class goes away.
+@Suite struct HomeAssistantDiscoveryTests {
+    static let topics = FleetTopics(prefix: "tapgrid", node: "kitchen", groups: ["plates"], homeAssistantPrefix: "homeassistant")
+
+    /// A config of `layouts` (a JSON object's members) routed by `routes` to one log handler.
+    func config(_ layouts: String, routes: String) throws -> Config {
+        let text = #"{"layouts": {\#(layouts)}, "initialLayout": "home", "handlers": {"log": {"type": "log"}}, "routes": [\#(routes)], "mqtt": {"broker": "h:1", "node": "kitchen", "homeAssistant": {}}}"#
+        var parser = ConfigParser(file: "t.json", directory: "/") { _ in .failure(Diagnostic(.error, "no files")) }
+        let (config, diagnostics) = parser.parse(try JSONParser.parse(text, lenient: true))
+        return try #require(config, "\(diagnostics.all.map(\.description))")
+    }
+
+    static let home = #""home": {"width": 100, "height": 50, "grid": {"cols": [{"tag": 1, "name": "lamp"}, {"tag": 2, "name": "blind"}, {"tag": 3, "name": "fan"}, {"tag": 4, "name": "a b"}]}}"#
+    static let settings = #""settings": {"width": 10, "height": 10, "grid": {"cols": [{"tag": 5}]}}"#
+    static let everyClass = #"{"handler": "log"}, {"tags": [1], "handler": "log", "on": "long"}, {"tags": [2], "handler": "log", "on": ["hold"]}, {"tags": [3], "handler": "log", "on": ["double"]}"#
+
+    func messages(_ config: Config) -> [(topic: String, payload: JSONValue)] {
+        HomeAssistantDiscovery.messages(config: config, topics: Self.topics, prefix: "homeassistant", version: "1.2.3").map { message in
+            (message.topic, (try? JSONParser.parse(message.payload, lenient: false)) ?? .string("not JSON: " + String(decoding: message.payload, as: UTF8.self)))
+        }
+    }
+
+    static let device: JSONValue = .object([
+        JSONMember(key: "identifiers", value: .array([.string("tapgrid_kitchen")])),
+        JSONMember(key: "name", value: .string("tapgrid kitchen")),
+        JSONMember(key: "manufacturer", value: .string("tapgrid")),
+        JSONMember(key: "model", value: .string("tapgridd")),
+        JSONMember(key: "sw_version", value: .string("1.2.3")),
+    ])
+
+    func trigger(_ layout: String, _ cell: String, _ tapClass: String, type: String, subtype: String) -> (topic: String, payload: JSONValue) {
+        ("homeassistant/device_automation/tapgrid_kitchen/\(layout)_\(cell)_\(tapClass)/config", .object([
+            JSONMember(key: "automation_type", value: .string("trigger")),
+            JSONMember(key: "topic", value: .string("tapgrid/kitchen/action/\(layout)/\(cell)")),
+            JSONMember(key: "payload", value: .string(tapClass)),
+            JSONMember(key: "type", value: .string(type)),
+            JSONMember(key: "subtype", value: .string(subtype)),
+            JSONMember(key: "device", value: Self.device),
+        ]))
+    }
+
+    func select(_ options: [String]) -> (topic: String, payload: JSONValue) {
+        ("homeassistant/select/tapgrid_kitchen/layout/config", .object([
+            JSONMember(key: "name", value: .string("Layout")),
+            JSONMember(key: "unique_id", value: .string("tapgrid_kitchen_layout")),
+            JSONMember(key: "options", value: .array(options.map { .string($0) })),
+            JSONMember(key: "state_topic", value: .string("tapgrid/kitchen/layout")),
+            JSONMember(key: "command_topic", value: .string("tapgrid/kitchen/command/use")),
+            JSONMember(key: "command_template", value: .string(#"{"layout": "{{ value }}"}"#)),
+            JSONMember(key: "availability_topic", value: .string("tapgrid/kitchen/availability")),
+            JSONMember(key: "device", value: Self.device),
+        ]))
+    }
+
+    /// Compares topic by topic, then payload member by member, so a failure names the field.
+    func expectSame(_ got: [(topic: String, payload: JSONValue)], _ expected: [(topic: String, payload: JSONValue)]) {
+        #expect(got.map(\.topic) == expected.map(\.topic))
+        for (g, e) in zip(got, expected) where g.topic == e.topic {
+            guard case .object(let gotMembers) = g.payload, case .object(let expectedMembers) = e.payload else {
+                Issue.record("\(g.topic): \(g.payload)")
+                continue
+            }
+            #expect(gotMembers.map(\.key) == expectedMembers.map(\.key), "\(g.topic)")
+            for (gm, em) in zip(gotMembers, expectedMembers) { #expect(gm.value == em.value, "\(g.topic) \(em.key)") }
+        }
+    }
+
+    @Test func everyCellAndRoutedClassGetsATriggerAndTheLayoutsASelect() throws {
+        let config = try config(Self.home + ", " + Self.settings, routes: Self.everyClass)
+        expectSame(messages(config), [
+            select(["home", "settings"]),
+            trigger("home", "lamp", "tap", type: "button_short_press", subtype: "home lamp"),
+            trigger("home", "lamp", "long", type: "button_long_press", subtype: "home lamp"),
+            trigger("home", "blind", "tap", type: "button_short_press", subtype: "home blind"),
+            // hold, a long press too, gets its own subtype: (type, subtype) stays unique.
+            trigger("home", "blind", "hold", type: "button_long_press", subtype: "home blind hold"),
+            trigger("home", "fan", "tap", type: "button_short_press", subtype: "home fan"),
+            trigger("home", "fan", "double", type: "button_double_press", subtype: "home fan"),
+            // "a b" cannot be a topic key: the cell's key is its path.
+            trigger("home", "3", "tap", type: "button_short_press", subtype: "home 3"),
+            trigger("settings", "0", "tap", type: "button_short_press", subtype: "settings 0"),
+        ])
+        #expect(HomeAssistantDiscovery.skipped(config: config).isEmpty)
+    }
+
+    @Test func typeAndSubtypeAreUniquePerDevice() throws {
+        // Two cells named "lamp" share one action topic: one trigger set with both their classes.
+        let layouts = #""home": {"width": 100, "height": 50, "grid": {"cols": [{"tag": 1, "name": "lamp"}, {"tag": 2, "name": "lamp"}, {"tag": 3, "name": "lamp"}]}}"#
+        let routes = #"{"handler": "log"}, {"tags": [1], "handler": "log", "on": "long"}, {"tags": [2], "handler": "log", "on": "hold"}, {"tags": [3], "handler": "log", "on": "double"}"#
+        let got = messages(try config(layouts, routes: routes))
+        #expect(got.map(\.topic) == ["homeassistant/select/tapgrid_kitchen/layout/config"] + ["tap", "long", "hold", "double"].map {
+            "homeassistant/device_automation/tapgrid_kitchen/home_lamp_\($0)/config"
+        })
+        let pairs = got.dropFirst().map { "\($0.payload["type"]!) \($0.payload["subtype"]!)" }
+        #expect(Set(pairs).count == pairs.count, "\(pairs)")
+    }
+
+    @Test func namesThatCannotBeTopicLevelsOrTemplateValues() throws {
+        let layouts = Self.home + #", "my page": {"width": 10, "height": 10, "grid": {"cols": [{"tag": 5}]}}, "say \"hi\"": {"width": 10, "height": 10, "grid": {"cols": [{"tag": 6}]}}"#
+        let config = try config(layouts, routes: #"{"handler": "log"}"#)
+        let got = messages(config)
+        #expect(got.first?.payload["options"] == .array([.string("home"), .string("my page")]))
+        #expect(!got.contains { $0.topic.contains("my page") || $0.topic.contains("say") })
+        #expect(got.count == 1 + 4)
+        #expect(HomeAssistantDiscovery.skipped(config: config) == [
+            #"layout "my page" has no Home Assistant triggers: its name is not 1-64 characters of A-Z, a-z, 0-9, _ and -"#,
+            #"layout "say \"hi\"" is not an option of the Home Assistant layout select: its name holds ", \ or a control character, which the command template cannot carry"#,
+            #"layout "say \"hi\"" has no Home Assistant triggers: its name is not 1-64 characters of A-Z, a-z, 0-9, _ and -"#,
+        ])
+    }
+
+    @Test func objectIDsThatCollideKeepTheFirst() throws {
+        let layouts = #""home": {"width": 10, "height": 10, "grid": {"cols": [{"tag": 1, "name": "b_c"}]}}, "home_b": {"width": 10, "height": 10, "grid": {"cols": [{"tag": 2, "name": "c"}]}}"#
+        let config = try config(layouts, routes: #"{"handler": "log"}"#)
+        let got = messages(config)
+        #expect(got.map(\.topic) == ["homeassistant/select/tapgrid_kitchen/layout/config", "homeassistant/device_automation/tapgrid_kitchen/home_b_c_tap/config"])
+        #expect(got.last?.payload["topic"] == .string("tapgrid/kitchen/action/home/b_c"))
+        #expect(HomeAssistantDiscovery.skipped(config: config) == [
+            #"layout "home_b" cell "c" has no Home Assistant tap trigger: its object id home_b_c_tap is taken by layout "home" cell "b_c""#,
+        ])
+    }
+
+    @Test func triggersWhoseCellOrClassWentAwayAreEmptied() throws {
+        let before = HomeAssistantDiscovery.messages(config: try config(Self.home + ", " + Self.settings, routes: Self.everyClass),
+                                                     topics: Self.topics, prefix: "homeassistant", version: "1.2.3").map(\.topic)
+        // After a reload: "fan" is gone, the lamp's long route is gone, "settings" is gone.
+        let home = #""home": {"width": 100, "height": 50, "grid": {"cols": [{"tag": 1, "name": "lamp"}, {"tag": 2, "name": "blind"}, {"tag": 4, "name": "a b"}]}}"#
+        let after = HomeAssistantDiscovery.messages(config: try config(home, routes: #"{"handler": "log"}, {"tags": [2], "handler": "log", "on": "hold"}"#),
+                                                    topics: Self.topics, prefix: "homeassistant", version: "1.2.3").map(\.topic)
+        let base = "homeassistant/device_automation/tapgrid_kitchen/"
+        #expect(HomeAssistantDiscovery.emptied(previous: Set(before), current: after) == [
+            base + "home_3_tap/config", base + "home_fan_double/config", base + "home_fan_tap/config", base + "home_lamp_long/config", base + "settings_0_tap/config",
+        ])
+        // "a b" was the fourth cell and is now the third: its key (its path) moved from 3 to 2.
+        #expect(after.contains(base + "home_2_tap/config"))
+        #expect(HomeAssistantDiscovery.emptied(previous: Set(after), current: after).isEmpty)
+    }
+
+    @Test func typesByClass() {
+        #expect(HomeAssistantDiscovery.type(of: .tap) == "button_short_press")
+        #expect(HomeAssistantDiscovery.type(of: .long) == "button_long_press")
+        #expect(HomeAssistantDiscovery.type(of: .hold) == "button_long_press")
+        #expect(HomeAssistantDiscovery.type(of: .double) == "button_double_press")
+    }
+}

@@ -83,7 +83,7 @@ final class Daemon: LoopHandler, DaemonControl {
             fleet = try Fleet(
                 settings: settings, node: settings.node ?? Self.nodeName(CurrentProcess.hostName()),
                 eventLogPath: eventLog.path, password: Self.password(settings, log: log), loop: loop, log: log,
-                output: output, router: router, control: self, daemonUID: CurrentProcess.uid)
+                output: output, router: router, daemonUID: CurrentProcess.uid)
             if eventLog.path == nil { eventLog.memorySink = { [unowned fleet = fleet!] record in fleet.memoryEvent(record) } }
         }
         cellsFile.restore()  // before the loop runs: the first client sees the state kept
@@ -266,7 +266,7 @@ final class Daemon: LoopHandler, DaemonControl {
 
 // MARK: - Pushed layouts
 
-extension Daemon: FleetControl {
+extension Daemon {
     var fleetStatus: StatusReply.MQTT? { fleet?.status }
 
     /// A host name as a node name: its first label, with every character outside

@@ -3,12 +3,6 @@ import TapgridCore
 import TapgridMQTT
 import TapgridSystem
 
-/// What the fleet asks of the daemon: pushed layouts and the generation's config.
-protocol FleetControl: AnyObject {
-    func load(layout name: String, definition: JSONValue) -> PushOutcome
-    func unload(layout name: String) -> PushOutcome
-}
-
 /// The daemon on an MQTT broker (README "Running a fleet"): publishes what happens (events from
 /// the event log, actions, the current layout, cell state, status, availability, Home Assistant
 /// discovery), and takes commands and pushed layouts as a socket client's requests. Owns the
@@ -21,7 +15,6 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private let log: LogSink
     private let output: TapOutput
     private let router: RequestRouter
-    unowned let control: FleetControl
     private var link: FleetLink!
     /// Events from the event log; nil with `"eventLog": false` (then `memoryEvents`).
     private var feed: EventFeed?
@@ -69,14 +62,13 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     static let window = EventFeed.window
 
     init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
-         output: TapOutput, router: RequestRouter, control: FleetControl, daemonUID: UInt32) throws(Errno) {
+         output: TapOutput, router: RequestRouter, daemonUID: UInt32) throws(Errno) {
         self.settings = settings
         topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: settings.homeAssistantPrefix)
         self.loop = loop
         self.log = log
         self.output = output
         self.router = router
-        self.control = control
         commandConnection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: daemonUID, gids: [])
         commandConnection.origin = .mqtt
         if let eventLogPath { feed = EventFeed(logPath: eventLogPath, log: log) }
@@ -201,51 +193,24 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         }
     }
 
+    /// A pushed layout's message: checked, sorted out across scopes, and carried out as a
+    /// `load` or `unload` request on the command connection (so it is checked, counted and
+    /// answered as one pushed through the socket), answered on `result` with its topic.
     private func pushedLayout(name: String, scope: FleetScope, topic: String, payload: [UInt8]) {
-        guard settings.accept.contains("load") else {
-            publish(topics.result, FleetResult.refusal(
-                code: .forbidden, message: "pushed layouts need \"load\" in mqtt.accept", id: nil, topic: topic))
+        if let refusal = FleetLayoutRequest.refusal(payload: payload, accept: settings.accept) {
+            log.info("mqtt: \(topic) refused: \(refusal.message)")
+            publish(topics.result, FleetResult.refusal(code: refusal.code, message: refusal.message, id: nil, topic: topic))
             return
         }
-        guard payload.count <= FleetCommand.maxPayloadBytes else {
-            publish(topics.result, FleetResult.refusal(
-                code: .badRequest, message: "the definition is \(payload.count) bytes; at most \(FleetCommand.maxPayloadBytes) are taken",
-                id: nil, topic: topic))
+        switch FleetLayoutRequest.request(for: layoutSources.receive(name: name, scope: scope, payload: payload)) {
+        case nil:
             return
-        }
-        if !payload.isEmpty {
-            // Checked before it counts as a source: a definition that is not JSON changes nothing.
-            do throws(JSONSyntaxError) { _ = try JSONParser.parse(payload, lenient: false) } catch {
-                publish(topics.result, FleetResult.refusal(code: .parseError, message: error.description, id: nil, topic: topic))
-                return
-            }
-        }
-        let outcome: PushOutcome
-        switch layoutSources.receive(name: name, scope: scope, payload: payload) {
-        case .none:
-            return
-        case .unload(let name):
-            outcome = control.unload(layout: name)
-        case .load(let name, let definition, _):
-            guard let value = try? JSONParser.parse(definition, lenient: false) else { return }
-            outcome = control.load(layout: name, definition: value)
-        }
-        var reply = JSONObjectWriter(.compact)
-        switch outcome {
-        case .done(let generation):
-            reply.bool("ok", true)
-            reply.int("generation", Int64(generation))
-            reply.string("topic", topic)
-            publish(topics.result, reply.bytes)
-        case .unchanged(let generation):
-            reply.bool("ok", true)
-            reply.int("generation", Int64(generation))
-            reply.bool("unchanged", true)
-            reply.string("topic", topic)
-            publish(topics.result, reply.bytes)
-        case .refused(let code, let message):
+        case .refuse(let code, let message, let id)?:
             log.info("mqtt: \(topic) refused: \(message)")
-            publish(topics.result, FleetResult.refusal(code: code, message: message, id: nil, topic: topic))
+            publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
+        case .request(let line, _)?:
+            line.withUnsafeBufferPointer { router.handleLine($0, from: commandConnection) }
+            sendResults(topic: topic)
         }
     }
 

@@ -1,7 +1,7 @@
 // libFuzzer targets for TapgridCore. Compiled together with Sources/TapgridCore/**/*.swift as one
 // module named TapgridCore (see Fuzz/README.md and `make fuzz`), so they reach internal state
 // (the recognizer's contacts and double-tap waits) without widening the module's API.
-// One binary holds every target; TAPGRID_FUZZ_TARGET picks one: config, request, touch, eventlog.
+// One binary holds every target; TAPGRID_FUZZ_TARGET picks one: config, request, touch, eventlog, mqtt.
 
 import Glibc
 
@@ -15,7 +15,7 @@ func violated(_ message: @autoclosure () -> String) -> Never {
 
 /// Which target this process runs, read once.
 let fuzzTarget: String = {
-    guard let raw = getenvString("TAPGRID_FUZZ_TARGET") else { violated("set TAPGRID_FUZZ_TARGET to config, request, touch or eventlog") }
+    guard let raw = getenvString("TAPGRID_FUZZ_TARGET") else { violated("set TAPGRID_FUZZ_TARGET to config, request, touch, eventlog or mqtt") }
     return raw
 }()
 
@@ -29,6 +29,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case "request": fuzzRequest(bytes)
     case "touch": fuzzTouch(bytes)
     case "eventlog": fuzzEventLog(bytes)
+    case "mqtt": fuzzMQTT(bytes)
     default: violated("unknown TAPGRID_FUZZ_TARGET \(fuzzTarget)")
     }
     return 0
@@ -325,4 +326,91 @@ func fuzzTouch(_ bytes: [UInt8]) {
         for waitKey in waitOwner.keys where engine.doubleWaits[waitKey] == nil { waitOwner[waitKey] = nil }
         for (k, _) in downInstance where !engine.isDown(k) { downInstance[k] = nil }
     }
+}
+
+// MARK: - mqtt: command payloads and pushed definitions as they arrive from the broker
+
+/// The input's first byte picks the op (a command op, or an unknown one), whether the message
+/// came retained, what `accept` holds, and whether it is a pushed layout for a scope; the rest
+/// is the payload. Invariants:
+/// - a command is run only when it is accepted, not retained and at most 1 MiB; the line it
+///   becomes is strict JSON, an object whose first member is `"op"` naming the topic's op, with
+///   the payload's members after it, and the socket's scanner reads it as that op;
+/// - a refusal says why, and its `result` payload is strict JSON naming the topic;
+/// - pushed layouts: after each message the effect names the most specific scope's definition
+///   (node, then groups in order, then broadcast), an emptied name unloads, and a definition
+///   that is loaded is checked as the daemon checks it (a kept one hit-tests).
+func fuzzMQTT(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let payload = Array(bytes.dropFirst())
+    let ops = MQTTConfig.commandOps + ["down", "", "bogus"]
+    let op = ops[Int(first & 0x0F) % ops.count]
+    let retained = first & 0x10 != 0
+    let accept = first & 0x20 != 0 ? MQTTConfig.commandOps : ["tap", "status"]
+    if first & 0x40 != 0 { return fuzzPushedLayouts(first, payload) }
+    switch FleetCommand.decide(op: op, payload: payload, retained: retained, accept: accept) {
+    case .refuse(let code, let message, let id):
+        if message.isEmpty { violated("a refusal (\(code)) without a reason") }
+        let result = FleetResult.refusal(code: code, message: message, id: id, topic: "tapgrid/n/command/" + op)
+        guard case .object(let members)? = try? JSONParser.parse(result, lenient: false), members.last?.key == "topic" else {
+            violated("a refusal's result is not a JSON object ending in topic")
+        }
+    case .request(let line, _):
+        if retained { violated("a retained command was run") }
+        if !accept.contains(op) { violated("op \(op) was run without being accepted") }
+        if payload.count > FleetCommand.maxPayloadBytes { violated("a payload over 1 MiB was run") }
+        guard case .object(let members)? = try? JSONParser.parse(line, lenient: false) else { violated("a command line is not a JSON object") }
+        guard members.first?.key == "op", members.first?.value == .string(op) else { violated("a command line does not start with its op") }
+        if members.dropFirst().contains(where: { $0.key == "op" }) { violated("a command line names its op twice") }
+        if !payload.isEmpty, case .object(let given)? = try? JSONParser.parse(payload, lenient: false),
+            given.map(\.key) != members.dropFirst().map(\.key)
+        {
+            violated("a command line's members are not the payload's")
+        }
+        var request = Request()
+        let failure = line.withUnsafeBufferPointer { RequestScanner.scan($0, into: &request) }
+        if failure == nil, String(describing: request.op) != op { violated("the scanner read op \(request.op) from a \(op) line") }
+    }
+}
+
+/// Three scopes' messages for two names, from the input: each step `(scope, name, payload
+/// length)` then the payload, some of them empty (taken back).
+func fuzzPushedLayouts(_ first: UInt8, _ bytes: [UInt8]) {
+    var sources = FleetLayoutSources()
+    var expected: [String: [FleetScope: [UInt8]]] = [:]
+    var offset = 0
+    while offset + 2 <= bytes.count {
+        let header = bytes[offset], length = Int(bytes[offset + 1])
+        offset += 2
+        let payload = Array(bytes[offset..<min(bytes.count, offset + length)])
+        offset += payload.count
+        let scope: FleetScope = [.node, .group(index: 0), .group(index: 1), .broadcast][Int(header & 3)]
+        let name = header & 4 != 0 ? "promo" : "home"
+        let before = sources.winner(of: name)?.definition
+        let effect = sources.receive(name: name, scope: scope, payload: payload)
+        expected[name, default: [:]][scope] = payload.isEmpty ? nil : payload
+        let winner = expected[name]?.min { $0.key < $1.key }
+        switch effect {
+        case .load(let loaded, let definition, let from):
+            guard loaded == name, let winner, winner.key == from, winner.value == definition else {
+                violated("loaded \(from)'s definition of \(loaded); the winner is \(String(describing: winner?.key))")
+            }
+            if definition == before { violated("the same definition was loaded again") }
+            checkPushed(name, FleetLayoutRequest.request(for: effect))
+        case .unload(let unloaded):
+            if unloaded != name || winner != nil { violated("unloaded \(unloaded) while a scope still defines it") }
+        case .none:
+            if winner?.value != before { violated("the winner of \(name) changed and nothing was loaded") }
+        }
+    }
+}
+
+/// A pushed definition taken from the broker goes the daemon's way: the request line, the
+/// control request, then the same check as a config layout; a kept one hit-tests.
+func checkPushed(_ name: String, _ decision: FleetCommandDecision?) {
+    guard case .request(let line, _)? = decision else { return }
+    guard let object = try? JSONParser.parse(line, lenient: false) else { violated("a load line is not JSON") }
+    guard case .success(let request) = ControlRequest.load(object) else { return }
+    if request.layout != name { violated("a load line names \(request.layout), not \(name)") }
+    fuzzControl(.load, object)
 }

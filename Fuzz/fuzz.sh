@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no
 OUT=.build/fuzz
 BIN=$OUT/tapgrid-fuzz
-TARGETS="config request touch eventlog"
+TARGETS="config request touch eventlog mqtt"
 
 build() {
     mkdir -p $OUT
@@ -39,7 +39,7 @@ run() {
         log=$OUT/$target.log
         # Inputs as long as a target needs: a config with a few layouts, one request line, 128
         # contact events, a few event-log lines. Longer ones only slow the search down.
-        case $target in config) maxlen=8192 ;; request) maxlen=1024 ;; touch) maxlen=512 ;; *) maxlen=4096 ;; esac
+        case $target in config) maxlen=8192 ;; request) maxlen=1024 ;; touch) maxlen=512 ;; mqtt) maxlen=4096 ;; *) maxlen=4096 ;; esac
         # -timeout: an input taking 60 s is a hang (each takes milliseconds; a lower limit also
         # fired, falsely, for inputs that were only starved of CPU by builds beside a niced run);
         # -rss_limit_mb: a leak or a blow-up.
@@ -65,5 +65,5 @@ run() {
 case "${1:-}" in
     build) build ;;
     run) shift; run "$@" ;;
-    *) echo "usage: $0 build | run SECONDS [config|request|touch|eventlog ...]" >&2; exit 64 ;;
+    *) echo "usage: $0 build | run SECONDS [config|request|touch|eventlog|mqtt ...]" >&2; exit 64 ;;
 esac

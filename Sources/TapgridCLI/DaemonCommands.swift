@@ -147,6 +147,10 @@ enum HumanReply {
             let ok = log.ok ? "ok" : "FAILING" + (log.error.map { " (\($0))" } ?? "")
             lines.append("event log: \(log.path ?? "-") \(ok)")
         }
+        if let mqtt = status.mqtt {
+            let state = mqtt.connected ? "connected" : "NOT CONNECTED" + (mqtt.lastError.map { " (\($0))" } ?? "")
+            lines.append("mqtt: \(mqtt.broker) \(state)  backlog: \(mqtt.backlog)  published: \(mqtt.published)  dropped: \(mqtt.dropped)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -156,6 +156,13 @@ public final class MQTTClient {
         return mid
     }
 
+    /// `mosquitto_threaded_set(true)`: a publish only queues its packet (unthreaded, libmosquitto
+    /// writes each at once, in the middle of the caller's work); the owner writes them all with
+    /// ``loopWrite()`` once per wakeup. No thread is started.
+    public func queueWrites() throws(MQTTError) {
+        try check(mosquitto_threaded_set(handle, true), "mosquitto_threaded_set")
+    }
+
     /// `mosquitto_int_option` `MOSQ_OPT_TCP_NODELAY`: small messages go out at once (taps are
     /// small and each is worth its latency).
     public func setNoDelay() throws(MQTTError) {

@@ -31,6 +31,9 @@ final class EventFeed {
     private var atEnd = false
     private var positionDirty = false
     private(set) var published: UInt64 = 0
+    /// Records and their bytes read so far: the mean record length for `backlog()`.
+    private var recordsRead: Int64 = 0
+    private var bytesRead: Int64 = 0
 
     /// At most this many records unacknowledged (contract: memory does not grow with the backlog).
     static let window = 100
@@ -51,6 +54,10 @@ final class EventFeed {
     }
 
     var inFlightCount: Int { inFlight.count - inFlightHead }
+
+    /// Whether more records may wait to be published now: the last read did not reach the
+    /// file's end, or there is room in the window (a drain goes on as PUBACKs come).
+    var mayPublish: Bool { inFlightCount < Self.window && !(atEnd && cursor == buffer.count) }
 
     // MARK: - The position file
 
@@ -138,6 +145,8 @@ final class EventFeed {
                 guard let mid else { return }
                 inFlight.append((mid: mid, end: lineEnd, acked: false))
             }
+            recordsRead += 1
+            bytesRead += Int64(end + 1 - start)
             cursorOffset = lineEnd
             cursor = end + 1
             advanceAcked()
@@ -237,24 +246,15 @@ final class EventFeed {
         log.info("mqtt: the event log was rotated; the feed goes on in the new \(logPath)")
     }
 
-    /// Records not yet acknowledged: those in flight plus the lines not read yet (counted in the
-    /// file; at most 256 MiB of it are scanned, past that the rest is estimated).
+    /// Records not yet acknowledged: those in flight, plus the bytes of the log not read yet
+    /// divided by the mean length of the records read so far (an estimate, so `status` stays
+    /// cheap however long the backlog; 0 exactly when everything is acknowledged).
     func backlog() -> Int {
-        guard let reader else { return inFlightCount }
-        let size = reader.size
-        var lines = buffer[cursor...].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        var offset = cursorOffset + Int64(buffer.count - cursor)
-        var scratch = [UInt8](repeating: 0, count: Self.chunk)
-        let limit = offset + (256 << 20)
-        while offset < size && offset < limit {
-            let count = scratch.withUnsafeMutableBytes { (try? reader.read(into: $0, at: offset)) ?? 0 }
-            if count == 0 { break }
-            for index in 0..<count where scratch[index] == 0x0A { lines += 1 }
-            offset += Int64(count)
-        }
-        if offset < size, offset > cursorOffset {
-            lines = Int(Double(lines) * Double(size - cursorOffset) / Double(offset - cursorOffset))
-        }
-        return inFlight[inFlightHead...].filter { !$0.acked }.count + lines
+        let waiting = inFlight[inFlightHead...].reduce(0) { $0 + ($1.acked ? 0 : 1) }
+        guard let reader else { return waiting }
+        let unread = reader.size - cursorOffset
+        guard unread > 0 else { return waiting }
+        let mean = recordsRead > 0 ? max(1, bytesRead / recordsRead) : 256
+        return waiting + max(1, Int((unread + mean - 1) / mean))
     }
 }

@@ -51,8 +51,15 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private var layoutSources = FleetLayoutSources()
     /// Topics of the discovery configs published, to empty those whose cell or class went away.
     private var discoveryTopics: Set<String> = []
-    /// Per layout, per grid: the cell's topic key (nil: not a hittable grid).
-    private var cellKeys: [[String?]] = []
+    /// Per layout, per grid: the cell's action and state topics (nil: not a hittable grid),
+    /// built once per config generation so a tap builds no string.
+    private var actionTopics: [[String?]] = []
+    private var stateTopics: [[String?]] = []
+    /// When the last publishing round ran, and the timer of the next one while taps come
+    /// faster than `pumpIntervalNanos` (their messages then go out together, corked).
+    private var lastPump: UInt64 = 0
+    private var pumpTimer: LoopTimer!
+    private var pumpScheduled = false
     private var eventLogWrites: UInt64 = .max
     private var statusTimer: LoopTimer!
     private var housekeeping: LoopTimer!
@@ -83,6 +90,10 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         }
         loop.schedule(statusTimer, after: 2_000_000_000)
         loop.schedule(housekeeping, after: 1_000_000_000)
+        pumpTimer = loop.makeTimer { [unowned self] in
+            pumpScheduled = false
+            pump()
+        }
         loop.onWakeupEnd { [unowned self] in afterWakeup() }
         output.observer = self
         rebuildCellKeys()
@@ -221,17 +232,15 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         case .miss, .suppressed, .disabled, .checked: return
         default: break
         }
-        guard let grid = decision.target?.grid, let key = cellKey(layout: decision.layout, grid: grid) else { return }
-        let layout = output.engine.active.layouts[decision.layout].name
+        guard let grid = decision.target?.grid, let topic = cellTopic(state: false, layout: decision.layout, grid: grid) else { return }
         enqueue(Outgoing(
-            topic: topics.action(layout: layout, cell: key), payload: Array(decision.tapClass.name.description.utf8), qos: 1,
-            retain: false, queuedAt: Clock.monotonicNanos(), expires: true))
+            topic: topic, payload: Self.classPayloads[decision.tapClass.rawValue], qos: 1, retain: false,
+            queuedAt: Clock.monotonicNanos(), expires: true))
     }
 
     func stateChanged(layout: Int, grid: Int, state: CellState) {
-        guard link.isConnected, let key = cellKey(layout: layout, grid: grid) else { return }  // all are sent on connect
-        let name = output.engine.active.layouts[layout].name
-        publish(topics.state(layout: name, cell: key), Self.statePayload(state), retain: true)
+        guard link.isConnected, let topic = cellTopic(state: true, layout: layout, grid: grid) else { return }  // all are sent on connect
+        publish(topic, Self.statePayload(state), retain: true)
     }
 
     func publishHandlerMessage(_ decision: TapDecision) -> Bool {
@@ -269,6 +278,11 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     // MARK: - Publishing
 
+    /// Publishing rounds at most this often while taps keep coming: the messages of the taps
+    /// in between go out together (one corked write, a few segments, one PUBACK read), at the
+    /// cost of at most this much delay; a tap after a quiet spell is published at once.
+    static let pumpIntervalNanos: UInt64 = 1_000_000
+
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
     private func afterWakeup() {
         guard link.isConnected else { return }
@@ -279,10 +293,25 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             lastLayout = layout
             publish(topics.layout, Array(layout.utf8), retain: true)
         }
-        pump()
+        guard !pumpScheduled else { return }
+        let now = Clock.monotonicNanos()
+        if now &- lastPump >= Self.pumpIntervalNanos {
+            pump()
+        } else if hasWork {
+            pumpScheduled = true
+            loop.schedule(pumpTimer, at: lastPump &+ Self.pumpIntervalNanos)
+        }
+    }
+
+    /// Something waits to be published.
+    private var hasWork: Bool {
+        output.eventLog.writes != eventLogWrites || feed?.mayPublish == true || actionsHead < actions.count
+            || memoryEventsHead < memoryEvents.count
+            || link.client?.wantWrite == true
     }
 
     private func pump() {
+        lastPump = Clock.monotonicNanos()
         guard link.isConnected else { return }
         let writes = output.eventLog.writes
         if let feed, writes != eventLogWrites || feed.inFlightCount < Self.window {
@@ -357,10 +386,11 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private func publishState(_ client: MQTTClient) {
         let engine = output.engine
         for (layoutIndex, layout) in engine.active.layouts.enumerated() {
+            _ = layout
             for grid in layout.tree.nodes.indices {
                 let state = engine.cellState(layout: layoutIndex, grid: grid)
-                guard !state.isEmpty, let key = cellKey(layout: layoutIndex, grid: grid) else { continue }
-                publish(topics.state(layout: layout.name, cell: key), Self.statePayload(state), retain: true)
+                guard !state.isEmpty, let topic = cellTopic(state: true, layout: layoutIndex, grid: grid) else { continue }
+                publish(topic, Self.statePayload(state), retain: true)
             }
         }
     }
@@ -403,20 +433,28 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     }
 
     private func rebuildCellKeys() {
-        cellKeys = output.engine.active.layouts.map { layout in
-            layout.tree.nodes.indices.map { index in
+        actionTopics = []
+        stateTopics = []
+        for layout in output.engine.active.layouts {
+            let keys: [String?] = layout.tree.nodes.indices.map { index in
                 let node = layout.tree.nodes[index]
                 guard node.hittable else { return nil }
                 let name = node.info >= 0 ? layout.tree.infos[Int(node.info)].name : nil
                 return MQTTConfig.cellKey(name: name, path: layout.tree.path(of: index))
             }
+            actionTopics.append(keys.map { $0.map { topics.action(layout: layout.name, cell: $0) } })
+            stateTopics.append(keys.map { $0.map { topics.state(layout: layout.name, cell: $0) } })
         }
         lastGeneration = output.engine.active.generation
     }
 
-    private func cellKey(layout: Int, grid: Int) -> String? {
+    private func cellTopic(state: Bool, layout: Int, grid: Int) -> String? {
         if output.engine.active.generation != lastGeneration { rebuildCellKeys() }
-        guard layout < cellKeys.count, grid < cellKeys[layout].count else { return nil }
-        return cellKeys[layout][grid]
+        let table = state ? stateTopics : actionTopics
+        guard layout < table.count, grid < table[layout].count else { return nil }
+        return table[layout][grid]
     }
+
+    /// `tap`, `long`, `hold`, `double` as payloads, made once.
+    private static let classPayloads: [[UInt8]] = (0..<4).map { Array((TapClass(rawValue: $0)?.name.description ?? "tap").utf8) }
 }

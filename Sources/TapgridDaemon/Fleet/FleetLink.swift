@@ -153,6 +153,7 @@ final class FleetLink: LoopHandler {
             let made = try MQTTClient(id: clientID)
             try made.useMQTT5()
             try made.setNoDelay()
+            try made.queueWrites()
             if let username = settings.username { try made.setCredentials(username: username, password: password) }
             if let tls = settings.tls { try made.setTLS(caFile: tls.caFile, certFile: tls.certFile, keyFile: tls.keyFile) }
             try made.setWill(topic: will.topic, payload: will.payload, qos: 1, retain: true)
@@ -207,6 +208,11 @@ final class FleetLink: LoopHandler {
             if self.client === client && client.wantWrite { try client.loopWrite() }
         } catch {
             deliver(client)
+            // The callbacks may have given this client up already, with the real reason: a
+            // refused CONNACK reaches on_connect with its reason code, then loop_read returns
+            // MOSQ_ERR_PROTOCOL. Failing again would put "protocol error" over the refusal in
+            // `lastError` and draw the backoff twice for one attempt.
+            guard self.client === client else { return }
             return fail(error.isConnectionLost ? "connection lost" : error.description)
         }
         deliver(client)
@@ -215,9 +221,12 @@ final class FleetLink: LoopHandler {
 
     /// After publishing: writes what the library queued if the socket takes it, else waits for
     /// writable.
+    /// The packets go out corked: a wakeup's messages leave in a few full segments.
     func flush() {
         guard let client, phase == .connected || phase == .connecting else { return }
-        if client.wantWrite {
+        if client.wantWrite, let fd = client.socket {
+            TCPCork.set(fd, true)
+            defer { if let fd = self.client?.socket { TCPCork.set(fd, false) } }
             do throws(MQTTError) { try client.loopWrite() } catch {
                 return fail(error.isConnectionLost ? "connection lost" : error.description)
             }
@@ -236,6 +245,7 @@ final class FleetLink: LoopHandler {
         guard let client else { return }
         do throws(MQTTError) { try client.loopMisc() } catch {
             deliver(client)
+            guard self.client === client else { return }  // given up by a callback (see `handle`)
             return fail(error.isConnectionLost ? "the broker stopped answering (keepalive)" : error.description)
         }
         deliver(client)

@@ -264,4 +264,51 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
         #expect(!results().contains { $0.int("id") == 4 })
         #expect(try daemon.stop() == 0)
     }
+
+    /// Actions are never sent late: one that waited longer than `maxAgeSeconds` for the broker
+    /// is dropped and counted; the tap's event still arrives (the event log keeps it).
+    @Test func actionsOlderThanMaxAgeAreDroppedNotSentLate() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address, mqttExtra: #", "maxAgeSeconds": 0.5"#), watcher: watcher)
+        broker.kill()
+        let client = try daemon.connect()
+        let late = try client.request(#"{"x": 10, "y": 10}"#)
+        #expect(late.string("outcome") == "dispatched")
+        usleep(1_500_000)
+        try broker.start()
+        let after = try MQTTWatcher(port: broker.port)
+        // Once connected again, a fresh tap's action goes out; the old one never does.
+        let deadline = Date().addingTimeInterval(40)
+        while Date() < deadline, (try? client.request(#"{"op": "status"}"#).object("mqtt")?["connected"] as? Bool) != true { usleep(50_000) }
+        let fresh = try client.request(#"{"x": 110, "y": 10}"#)
+        #expect(after.first("tapgrid/kitchen/action/home/fan") != nil)
+        let seqs = after.wait { $0.filter { $0.topic == "tapgrid/kitchen/events" }.compactMap { $0.object?.int("seq") }.contains(fresh.int("seq")!) }
+            .filter { $0.topic == "tapgrid/kitchen/events" }.compactMap { $0.object?.int("seq") }
+        #expect(seqs.contains(late.int("seq")!), "the late tap's record still reaches the broker")
+        #expect(after.on("tapgrid/kitchen/action/home/lamp").isEmpty, "the stale action was never sent")
+        let status = try client.request(#"{"op": "status"}"#).object("mqtt")
+        #expect(status?["dropped"] as? Int == 1)
+        #expect(try daemon.stop() == 0)
+    }
+
+    /// With `"eventLog": false`, records wait in memory for the broker and still arrive.
+    @Test func withoutAnEventLogRecordsWaitInMemory() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address, eventLog: "false"), watcher: watcher)
+        let client = try daemon.connect()
+        for x in [10, 110, 210] { #expect(try client.request("{\"x\": \(x), \"y\": 10}").string("outcome") == "dispatched") }
+        let events = watcher.wait { $0.filter { $0.topic == "tapgrid/kitchen/events" }.count >= 4 }.filter { $0.topic == "tapgrid/kitchen/events" }
+        // The toggle's state record, then three taps.
+        #expect(events.compactMap { $0.object?.int("seq") } == [1, 1, 2, 3])
+        #expect(events.first?.object?.string("event") == "state")
+        broker.kill()
+        #expect(try client.request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
+        try broker.start()
+        let after = try MQTTWatcher(port: broker.port)
+        let more = after.wait(timeout: 40) { $0.filter { $0.topic == "tapgrid/kitchen/events" }.count >= 2 }.filter { $0.topic == "tapgrid/kitchen/events" }
+        #expect(more.compactMap { $0.object?.int("seq") } == [4, 4], "the state record and the tap made while the broker was away")
+        #expect(try daemon.stop() == 0)
+    }
 }

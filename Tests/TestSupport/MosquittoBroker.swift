@@ -12,7 +12,8 @@ public final class MosquittoBroker {
     private var process: Process?
 
     /// - Parameters:
-    ///   - extraConfig: more lines for `mosquitto.conf` (a password file, an ACL).
+    ///   - extraConfig: more lines for `mosquitto.conf` (a password file, an ACL); `$DIR` in
+    ///     them is replaced by the broker's folder (`persistence_location $DIR/`).
     ///   - anonymous: whether clients without a user name are let in.
     public init(extraConfig: String = "", anonymous: Bool = true) throws {
         dir = try makeTempDir()
@@ -27,7 +28,7 @@ public final class MosquittoBroker {
             log_dest file \(dir)/mosquitto.log
             user root
             max_queued_messages 1000000
-            \(extraConfig)
+            \(extraConfig.replacingOccurrences(of: "$DIR", with: dir))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         try start()
@@ -61,6 +62,22 @@ public final class MosquittoBroker {
         guard let process, process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Waits until a broker configured with `persistence true`, `persistence_location $DIR/`
+    /// and an `autosave_interval` has saved its database afresh (the file is removed, then
+    /// waited for): the sessions and subscriptions made before the call survive a `kill()` and
+    /// `start()`. (SIGUSR1 would save at once, but mosquitto inherits the test process's
+    /// signal mask, where it may be blocked.)
+    public func waitForSave(timeout: Double = 10) throws {
+        let database = dir + "/mosquitto.db"
+        try? FileManager.default.removeItem(atPath: database)
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: database) { return }
+            usleep(20_000)
+        }
+        throw TestFailure("mosquitto did not write \(database): \(log)")
     }
 
     public var log: String { (try? String(contentsOfFile: dir + "/mosquitto.log", encoding: .utf8)) ?? "" }
@@ -125,7 +142,8 @@ public final class MQTTWatcher {
 
     /// Subscribes to `topics` (default everything) and waits until the subscription is in
     /// place (a probe message published by the watcher's own broker connection is seen).
-    public init(port: Int, topics: [String] = ["#"], persistentID: String? = nil) throws {
+    /// `extraArguments` go to `mosquitto_sub` (`-D connect receive-maximum 65535`).
+    public init(port: Int, topics: [String] = ["#"], persistentID: String? = nil, extraArguments: [String] = []) throws {
         dir = try makeTempDir()
         outPath = dir + "/messages.txt"
         FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -133,6 +151,7 @@ public final class MQTTWatcher {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
         var arguments = ["-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-F", "%r %t %p"]
         if let persistentID { arguments += ["-c", "-i", persistentID] }
+        arguments += extraArguments
         for topic in topics + ["tgwatch/probe"] { arguments += ["-t", topic] }
         process.arguments = arguments
         process.standardOutput = FileHandle(forWritingAtPath: outPath)

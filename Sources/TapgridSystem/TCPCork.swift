@@ -11,4 +11,14 @@ public enum TCPCork {
         var value: CInt = on ? 1 : 0
         _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<CInt>.size))
     }
+
+    /// `setsockopt(IPPROTO_TCP, TCP_QUICKACK)`: acknowledge what was just read at once instead
+    /// of up to 40 ms later. A broker that keeps Nagle's algorithm on (mosquitto does unless
+    /// `set_tcp_nodelay true`) holds each small PUBACK until the previous one is acknowledged,
+    /// so delayed ACKs turn the end of a drain into one message per 40 ms. Linux clears the flag
+    /// again by itself: it is set after every read.
+    public static func quickAck(_ fd: CInt) {
+        var value: CInt = 1
+        _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_QUICKACK, &value, socklen_t(MemoryLayout<CInt>.size))
+    }
 }

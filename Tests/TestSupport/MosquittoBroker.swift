@@ -28,6 +28,7 @@ public final class MosquittoBroker {
             log_dest file \(dir)/mosquitto.log
             user root
             max_queued_messages 1000000
+            set_tcp_nodelay true
             \(extraConfig.replacingOccurrences(of: "$DIR", with: dir))
             """
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)

@@ -204,7 +204,10 @@ final class FleetLink: LoopHandler {
         }
         guard let client else { return }
         do throws(MQTTError) {
-            if events.contains(.readable) || events.contains(.error) || events.contains(.hangup) { try client.loopRead() }
+            if events.contains(.readable) || events.contains(.error) || events.contains(.hangup) {
+                try client.loopRead()
+                if let fd = client.socket { TCPCork.quickAck(fd) }
+            }
             if self.client === client && client.wantWrite { try client.loopWrite() }
         } catch {
             deliver(client)

@@ -35,7 +35,7 @@ public enum CurrentProcess {
     public static func hostName() -> String {
         var name = [CChar](repeating: 0, count: 256)
         guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
-        return String(cString: name)
+        return name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// The value of environment variable `name`, or `nil` if unset.

@@ -22,7 +22,7 @@ public enum NameResolution {
         var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let named = getnameinfo(first.pointee.ai_addr, first.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST)
         guard named == 0 else { return .failure(ResolutionError(host: host, reason: String(cString: gai_strerror(named)))) }
-        return .success(String(cString: text))
+        return .success(text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
 }
 

@@ -311,4 +311,52 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
         #expect(more.compactMap { $0.object?.int("seq") } == [4, 4], "the state record and the tap made while the broker was away")
         #expect(try daemon.stop() == 0)
     }
+
+    /// TLS with `caFile`: a broker whose certificate a test CA signed for `localhost`; the
+    /// daemon names it by that name (resolved on the worker, checked against the certificate)
+    /// and publishes over it. A daemon given another CA is refused, says why, and serves taps.
+    @Test func tlsWithACertificateAuthority() throws {
+        let folder = try makeTempDir()
+        defer { removeTempDir(folder) }
+        func openssl(_ arguments: [String]) throws {
+            let result = try runProgram("/usr/bin/openssl", arguments, currentDirectory: folder)
+            if result.code != 0 { throw TestFailure("openssl \(arguments.joined(separator: " ")): \(result.err)") }
+        }
+        for name in ["ca", "other"] {
+            try openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=tapgrid test \(name)",
+                         "-keyout", "\(name).key", "-out", "\(name).pem"])
+        }
+        try openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr"])
+        try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+                     "-extfile", "san.ext", "-out", "server.pem"])
+        let tlsPort = try MosquittoBroker.freePort()
+        let broker = try MosquittoBroker(extraConfig: """
+            listener \(tlsPort) 127.0.0.1
+            cafile \(folder)/ca.pem
+            certfile \(folder)/server.pem
+            keyfile \(folder)/server.key
+            """)
+        let watcher = try MQTTWatcher(port: broker.port)
+        let tls = #", "accept": ["tap"], "tls": {"caFile": "\#(folder)/ca.pem"}"#
+        let daemon = try startFleetDaemon(fleetConfig(broker: "localhost:\(tlsPort)", mqttExtra: tls), watcher: watcher)
+        #expect(try daemon.connect().request(#"{"x": 210, "y": 10}"#).string("outcome") == "dispatched")
+        #expect(watcher.first("tapgrid/kitchen/action/home/plain") != nil)
+        #expect(try daemon.stop() == 0)
+
+        let wrongCA = #", "tls": {"caFile": "\#(folder)/other.pem"}"#
+        let refused = try DaemonProcess(config: fleetConfig(broker: "localhost:\(tlsPort)", node: "hall", mqttExtra: wrongCA))
+        let client = try refused.connect()
+        var lastError: String?
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            lastError = try client.request(#"{"op": "status"}"#).object("mqtt")?["lastError"] as? String
+            if let lastError, lastError != "not connected yet" { break }
+            usleep(50_000)
+        }
+        #expect(lastError != nil && lastError != "not connected yet", "\(lastError ?? "nil")")
+        #expect(try client.request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
+        #expect(watcher.on("tapgrid/hall/availability").isEmpty)
+        #expect(try refused.stop() == 0)
+    }
 }

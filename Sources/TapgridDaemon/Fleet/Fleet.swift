@@ -67,6 +67,10 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     /// Waiting actions past this are dropped, the oldest first (contract: at most 10,000).
     static let maxQueued = 10_000
     static let window = EventFeed.window
+    /// Actions in flight at most: more than the event feed's 100, because every tap makes one
+    /// and they must not wait behind a slow round trip until they age out (the queue, not the
+    /// window, bounds their memory). The broker's own receive maximum may hold fewer at once.
+    static let actionWindow = 1000
 
     init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
          output: TapOutput, router: RequestRouter, daemonUID: UInt32) throws(Errno) {
@@ -330,7 +334,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     private func drainActions(now: UInt64) {
         let maxAge = UInt64(settings.maxAgeSeconds * 1e9)
-        while actionsHead < actions.count && actionsInFlight.count < Self.window {
+        while actionsHead < actions.count && actionsInFlight.count < Self.actionWindow {
             let message = actions[actionsHead]
             let age = now &- message.queuedAt
             actionsHead += 1

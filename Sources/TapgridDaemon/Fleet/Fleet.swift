@@ -285,7 +285,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     /// Publishing rounds at most this often while taps keep coming: the messages of the taps
     /// in between go out together (one corked write, a few segments, one PUBACK read), at the
     /// cost of at most this much delay; a tap after a quiet spell is published at once.
-    static let pumpIntervalNanos: UInt64 = 1_000_000
+    static let pumpIntervalNanos: UInt64 = 2_000_000
 
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
     private func afterWakeup() {

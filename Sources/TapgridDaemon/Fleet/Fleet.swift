@@ -91,6 +91,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             feed?.savePosition()
             feed?.followRotation()
             ageActions(now: Clock.monotonicNanos())
+            trimAfterDrain()
         }
         loop.schedule(statusTimer, after: 2_000_000_000)
         loop.schedule(housekeeping, after: 1_000_000_000)
@@ -361,6 +362,22 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         }
         compact()
     }
+
+    /// A drained backlog leaves libmosquitto's freed packets scattered in the heap: once the
+    /// feed has caught up after more than `trimAfter` records, its pages go back (as after a
+    /// burst of socket replies), so memory returns to what it was before the outage.
+    private func trimAfterDrain() {
+        guard let feed else { return }
+        if feed.backlog() > Self.trimAfter {
+            backlogWasLarge = true
+        } else if backlogWasLarge && feed.inFlightCount == 0 && !feed.mayPublish {
+            backlogWasLarge = false
+            Memory.returnFreePages()
+        }
+    }
+
+    private var backlogWasLarge = false
+    static let trimAfter = 1_000
 
     private func compact() {
         if actionsHead > 0 && actionsHead * 2 >= actions.count {

@@ -86,7 +86,7 @@ public final class MosquittoBroker {
     /// Adds `user` with `password` to a password file (`mosquitto_passwd -b`), for a config
     /// that names it.
     public static func writePasswordFile(_ path: String, user: String, password: String) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let result = try runProgram("/usr/bin/mosquitto_passwd", ["-b", path, user, password])
         if result.code != 0 { throw TestFailure("mosquitto_passwd: \(result.err)") }
     }

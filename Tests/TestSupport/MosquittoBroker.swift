@@ -147,7 +147,7 @@ public final class MQTTWatcher {
     public init(port: Int, topics: [String] = ["#"], persistentID: String? = nil, extraArguments: [String] = []) throws {
         dir = try makeTempDir()
         outPath = dir + "/messages.txt"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         // Line-buffered: mosquitto_sub writes through stdio, which holds a file's output back.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
         var arguments = ["-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-F", "%r %t %p"]

@@ -206,11 +206,11 @@ extension ConfigParser {
         var unusable: [String] = []
         var keys: [String: String] = [:]
         var shared: [String] = []
-        for index in tree.nodes.indices where tree.nodes[index].hittable {
+        for index in tree.nodes.indices {
+            guard let key = MQTTConfig.cellKey(ofGrid: index, in: tree) else { continue }
             let slot = Int(tree.nodes[index].info)
             let name = slot >= 0 ? tree.infos[slot].name : nil
             let path = tree.path(of: index)
-            let key = MQTTConfig.cellKey(name: name, path: path)
             if let name, key != name, unusable.count < 5 { unusable.append("\(jsonEscaped(name)) (grid \(path.isEmpty ? "root" : path), key \(key))") }
             if let other = keys[key] {
                 if shared.count < 5 { shared.append("\(jsonEscaped(key)) (grids \(other.isEmpty ? "root" : other) and \(path.isEmpty ? "root" : path))") }

@@ -7,6 +7,14 @@ public struct MQTTConfig: Sendable, Equatable {
         case tcp(host: String, port: Int)
         /// A path starting with `/`: libmosquitto takes it as the host with port 0.
         case unix(path: String)
+
+        /// As a config writes it: `host:port`, `[v6]:port`, or the socket's path.
+        public var text: String {
+            switch self {
+            case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            case .unix(let path): return path
+            }
+        }
     }
 
     /// `tls`: the files libmosquitto's `mosquitto_tls_set` takes, each absolute or resolved
@@ -62,5 +70,14 @@ public struct MQTTConfig: Sendable, Equatable {
     public static func cellKey(name: String?, path: String) -> String {
         if let name, isTopicName(name) { return name }
         return path.isEmpty ? "root" : String(path.map { $0 == "/" ? "-" : $0 })
+    }
+
+    /// The topic key of grid `index` of `tree`: its name or path as `cellKey(name:path:)` says;
+    /// nil for a grid no tap can hit (it has no topics). The one place the daemon, Home
+    /// Assistant discovery and the config's warnings read a grid's key from.
+    public static func cellKey(ofGrid index: Int, in tree: GridTree) -> String? {
+        guard tree.nodes[index].hittable else { return nil }
+        let slot = Int(tree.nodes[index].info)
+        return cellKey(name: slot >= 0 ? tree.infos[slot].name : nil, path: tree.path(of: index))
     }
 }

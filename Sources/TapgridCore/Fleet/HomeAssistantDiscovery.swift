@@ -148,9 +148,9 @@ public enum HomeAssistantDiscovery {
             let tree = layout.tree
             var cells: [(key: String, classes: Set<TapClass>)] = []
             var place: [String: Int] = [:]
-            for index in tree.nodes.indices where tree.nodes[index].hittable {
+            for index in tree.nodes.indices {
+                guard let key = MQTTConfig.cellKey(ofGrid: index, in: tree) else { continue }
                 let slot = Int(tree.nodes[index].info)
-                let key = MQTTConfig.cellKey(name: slot >= 0 ? tree.infos[slot].name : nil, path: tree.path(of: index))
                 var classes: Set<TapClass> = [.tap]
                 if slot >= 0, let routed = layout.classHandlers[slot] {
                     for tapClass in [TapClass.long, .hold, .double] where routed[tapClass] >= 0 { classes.insert(tapClass) }

@@ -27,30 +27,38 @@ extension ConfigLoader {
         return (config, diagnostics)
     }
 
-    /// Why a file named by the `mqtt` block cannot be used, or nil: it must be a regular file the
-    /// process can read, and, read as root, a `passwordFile` readable by root alone (as sshd's
-    /// StrictModes refuses keys others can read).
-    /// The first line of a `passwordFile`, read with the checks `tapgrid check` makes.
+    /// The first line of a `passwordFile`, read with the checks `tapgrid check` makes, in the
+    /// same `open` as the bytes (so the file checked is the file read).
     /// - Returns: the password, or why it cannot be read.
     public static func readPassword(_ file: String) -> Result<String, PasswordProblem> {
-        if let problem = mqttFileProblem(file, key: "mqtt.passwordFile") { return .failure(PasswordProblem(text: problem)) }
-        guard let bytes = try? Files.readFile(file, maxBytes: 1 << 20) else { return .failure(PasswordProblem(text: "cannot read \(file)")) }
-        let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
-        return .success(String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self))
+        switch readMQTTFile(file, key: "mqtt.passwordFile") {
+        case .failure(let problem): return .failure(problem)
+        case .success(let bytes):
+            let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
+            return .success(String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self))
+        }
     }
 
+    /// Why a file named by the `mqtt` block cannot be used, or nil.
     static func mqttFileProblem(_ file: String, key: String) -> String? {
+        if case .failure(let problem) = readMQTTFile(file, key: key) { return problem.text }
+        return nil
+    }
+
+    /// A file named by the `mqtt` block: a regular file the process can read, and, read as root,
+    /// a `passwordFile` readable by root alone (as sshd's StrictModes refuses keys others can
+    /// read).
+    private static func readMQTTFile(_ file: String, key: String) -> Result<[UInt8], PasswordProblem> {
         do throws(SystemError) {
-            _ = try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
+            return .success(try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
                 if let problem = notRegularProblem(status) { return problem }
                 if key == "mqtt.passwordFile", StrictModes.applies, status.permissions & 0o044 != 0 {
                     return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a password only root can read (chmod go-rwx \(file))"
                 }
                 return nil
-            }
-            return nil
+            })
         } catch {
-            return "\(key): \(error.description)"
+            return .failure(PasswordProblem(text: "\(key): \(error.description)"))
         }
     }
 }

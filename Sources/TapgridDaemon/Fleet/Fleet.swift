@@ -33,12 +33,10 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         var expires: Bool
     }
 
-    private var actions: [Outgoing] = []
-    private var actionsHead = 0
+    private var actions = BoundedQueue<Outgoing>(capacity: Fleet.maxQueued)
     private var actionsInFlight: [Int32: Outgoing] = [:]
     /// Records waiting in memory when the event log is off (the oldest dropped past the bound).
-    private var memoryEvents: [[UInt8]] = []
-    private var memoryEventsHead = 0
+    private var memoryEvents = BoundedQueue<[UInt8]>(capacity: Fleet.maxQueued)
     private var memoryInFlight: [Int32: [UInt8]] = [:]
     private var published: UInt64 = 0
     private var dropped: UInt64 = 0
@@ -66,6 +64,8 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     /// Waiting actions past this are dropped, the oldest first (contract: at most 10,000).
     static let maxQueued = 10_000
+    /// `mqtt.maxAgeSeconds` in nanoseconds: actions waiting longer are dropped.
+    private let maxAgeNanos: UInt64
     static let window = EventFeed.window
     /// Actions in flight at most: more than the event feed's 100, because every tap makes one
     /// and they must not wait behind a slow round trip until they age out (the queue, not the
@@ -75,6 +75,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
          output: TapOutput, router: RequestRouter, daemonUID: UInt32) throws(Errno) {
         self.settings = settings
+        maxAgeNanos = UInt64(settings.maxAgeSeconds * 1e9)
         topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: settings.homeAssistantPrefix)
         self.loop = loop
         self.log = log
@@ -114,14 +115,11 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         loop.removeTimer(housekeeping)
     }
 
-    var isConnected: Bool { link.isConnected }
-
     /// `status`'s `mqtt` block.
     var status: StatusReply.MQTT {
-        let waiting = (feed?.backlog() ?? (memoryEvents.count - memoryEventsHead + memoryInFlight.count))
-            + (actions.count - actionsHead) + actionsInFlight.count
+        let waiting = (feed?.backlog() ?? (memoryEvents.count + memoryInFlight.count)) + actions.count + actionsInFlight.count
         return StatusReply.MQTT(
-            connected: link.isConnected, broker: link.brokerText, backlog: Int64(waiting), published: Int64(published),
+            connected: link.isConnected, broker: settings.broker.text, backlog: Int64(waiting), published: Int64(published),
             dropped: Int64(dropped), lastError: link.lastError)
     }
 
@@ -147,14 +145,10 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     func linkLost() {
         feed?.rewind()
         // What was in flight goes back to the front of its queue, to be sent again while young.
-        let unacked = actionsInFlight.values.sorted { $0.queuedAt < $1.queuedAt }
+        actions.prepend(contentsOf: actionsInFlight.values.sorted { $0.queuedAt < $1.queuedAt })
         actionsInFlight = [:]
-        actions.replaceSubrange(0..<actionsHead, with: unacked)
-        actionsHead = 0
-        let events = memoryInFlight.sorted { $0.key < $1.key }.map(\.value)
+        memoryEvents.prepend(contentsOf: memoryInFlight.sorted { $0.key < $1.key }.map(\.value))
         memoryInFlight = [:]
-        memoryEvents.replaceSubrange(0..<memoryEventsHead, with: events)
-        memoryEventsHead = 0
         pendingSubscriptions = []
     }
 
@@ -249,7 +243,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     }
 
     func publishHandlerMessage(_ decision: TapDecision) -> Bool {
-        guard actions.count - actionsHead < Self.maxQueued,
+        guard actions.count < actions.capacity,
               case .mqtt(let topic, let qos, let retain) = output.engine.active.config.handlers[Int(decision.handler)].kind
         else { return false }
         let payload: [UInt8]
@@ -266,19 +260,11 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     func memoryEvent(_ record: ArraySlice<UInt8>) {
         let record = Array(record)
         guard !EventFeed.isTouchRecord(record, 0, record.count) else { return }
-        if memoryEvents.count - memoryEventsHead >= Self.maxQueued {
-            memoryEventsHead += 1
-            dropped += 1
-        }
-        memoryEvents.append(record)
+        if !memoryEvents.append(record) { dropped += 1 }
     }
 
     private func enqueue(_ message: Outgoing) {
-        if actions.count - actionsHead >= Self.maxQueued {
-            actionsHead += 1
-            dropped += 1
-        }
-        actions.append(message)
+        if !actions.append(message) { dropped += 1 }
     }
 
     // MARK: - Publishing
@@ -310,8 +296,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     /// Something waits to be published.
     private var hasWork: Bool {
-        output.eventLog.writes != eventLogWrites || feed?.mayPublish == true || actionsHead < actions.count
-            || memoryEventsHead < memoryEvents.count
+        output.eventLog.writes != eventLogWrites || feed?.mayPublish == true || !actions.isEmpty || !memoryEvents.isEmpty
             || link.client?.wantWrite == true
     }
 
@@ -323,44 +308,31 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             eventLogWrites = writes
             feed.pump { line in publish(topics.events, Array(line)) }
         }
-        while memoryEventsHead < memoryEvents.count && memoryInFlight.count < Self.window {
-            guard let mid = publish(topics.events, memoryEvents[memoryEventsHead]) else { break }
-            memoryInFlight[mid] = memoryEvents[memoryEventsHead]
-            memoryEventsHead += 1
+        while let record = memoryEvents.first, memoryInFlight.count < Self.window {
+            guard let mid = publish(topics.events, record) else { break }
+            memoryInFlight[mid] = memoryEvents.removeFirst()
         }
-        compact()
         drainActions(now: Clock.monotonicNanos())
         link.flush()
     }
 
     private func drainActions(now: UInt64) {
-        let maxAge = UInt64(settings.maxAgeSeconds * 1e9)
-        while actionsHead < actions.count && actionsInFlight.count < Self.actionWindow {
-            let message = actions[actionsHead]
+        ageActions(now: now)
+        while let message = actions.first, actionsInFlight.count < Self.actionWindow {
             let age = now &- message.queuedAt
-            actionsHead += 1
-            if age > maxAge {
-                dropped += 1
-                continue
-            }
-            let expiry = message.expires ? UInt32(max(1, (maxAge - age + 999_999_999) / 1_000_000_000)) : nil
-            guard let mid = publish(message.topic, message.payload, qos: message.qos, retain: message.retain, expiry: expiry) else {
-                actionsHead -= 1
-                break
-            }
+            let expiry = message.expires ? UInt32(max(1, (maxAgeNanos - age + 999_999_999) / 1_000_000_000)) : nil
+            guard let mid = publish(message.topic, message.payload, qos: message.qos, retain: message.retain, expiry: expiry) else { break }
+            _ = actions.removeFirst()
             if message.qos > 0 { actionsInFlight[mid] = message } else { published += 1 }
         }
-        compact()
     }
 
     /// Drops the waiting actions that are too old to send (they are never sent late).
     private func ageActions(now: UInt64) {
-        let maxAge = UInt64(settings.maxAgeSeconds * 1e9)
-        while actionsHead < actions.count && now &- actions[actionsHead].queuedAt > maxAge {
-            actionsHead += 1
+        while let message = actions.first, now &- message.queuedAt > maxAgeNanos {
+            _ = actions.removeFirst()
             dropped += 1
         }
-        compact()
     }
 
     /// A drained backlog leaves libmosquitto's freed packets scattered in the heap: once the
@@ -379,17 +351,6 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private var backlogWasLarge = false
     static let trimAfter = 1_000
 
-    private func compact() {
-        if actionsHead > 0 && actionsHead * 2 >= actions.count {
-            actions.removeFirst(actionsHead)
-            actionsHead = 0
-        }
-        if memoryEventsHead > 0 && memoryEventsHead * 2 >= memoryEvents.count {
-            memoryEvents.removeFirst(memoryEventsHead)
-            memoryEventsHead = 0
-        }
-    }
-
     /// One publish on the live client; nil when there is none or it refused.
     @discardableResult
     private func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
@@ -407,7 +368,6 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private func publishState(_ client: MQTTClient) {
         let engine = output.engine
         for (layoutIndex, layout) in engine.active.layouts.enumerated() {
-            _ = layout
             for grid in layout.tree.nodes.indices {
                 let state = engine.cellState(layout: layoutIndex, grid: grid)
                 guard !state.isEmpty, let topic = cellTopic(state: true, layout: layoutIndex, grid: grid) else { continue }
@@ -457,12 +417,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         actionTopics = []
         stateTopics = []
         for layout in output.engine.active.layouts {
-            let keys: [String?] = layout.tree.nodes.indices.map { index in
-                let node = layout.tree.nodes[index]
-                guard node.hittable else { return nil }
-                let name = node.info >= 0 ? layout.tree.infos[Int(node.info)].name : nil
-                return MQTTConfig.cellKey(name: name, path: layout.tree.path(of: index))
-            }
+            let keys = layout.tree.nodes.indices.map { MQTTConfig.cellKey(ofGrid: $0, in: layout.tree) }
             actionTopics.append(keys.map { $0.map { topics.action(layout: layout.name, cell: $0) } })
             stateTopics.append(keys.map { $0.map { topics.state(layout: layout.name, cell: $0) } })
         }

@@ -82,12 +82,7 @@ final class FleetLink: LoopHandler {
 
     var isConnected: Bool { phase == .connected }
 
-    var brokerText: String {
-        switch settings.broker {
-        case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        case .unix(let path): return path
-        }
-    }
+    var brokerText: String { settings.broker.text }
 
     /// The first attempt (at start; never waits for the broker).
     func start() {
@@ -206,7 +201,7 @@ final class FleetLink: LoopHandler {
         do throws(MQTTError) {
             if events.contains(.readable) || events.contains(.error) || events.contains(.hangup) {
                 try client.loopRead()
-                if let fd = client.socket { TCPCork.quickAck(fd) }
+                if let fd = client.socket { TCPSocketOptions.quickAck(fd) }
             }
             if self.client === client && client.wantWrite { try client.loopWrite() }
         } catch {
@@ -228,8 +223,8 @@ final class FleetLink: LoopHandler {
     func flush() {
         guard let client, phase == .connected || phase == .connecting else { return }
         if client.wantWrite, let fd = client.socket {
-            TCPCork.set(fd, true)
-            defer { if let fd = self.client?.socket { TCPCork.set(fd, false) } }
+            TCPSocketOptions.cork(fd, true)
+            defer { if let fd = self.client?.socket { TCPSocketOptions.cork(fd, false) } }
             do throws(MQTTError) { try client.loopWrite() } catch {
                 return fail(error.isConnectionLost ? "connection lost" : error.description)
             }

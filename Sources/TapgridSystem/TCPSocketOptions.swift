@@ -1,13 +1,13 @@
 @preconcurrency import Glibc
 
-/// `TCP_CORK` on a TCP socket someone else writes (libmosquitto's): while corked, the kernel
-/// holds partial segments, so the many small packets one wakeup writes go out in a few full
-/// segments instead of one each (with `TCP_NODELAY` every `send` would be a segment, and a
-/// broker a wakeup per segment). Uncorking sends what is held at once.
-public enum TCPCork {
-    /// `setsockopt(IPPROTO_TCP, TCP_CORK)`. Ignored on a socket that is not TCP (a broker on a
-    /// Unix socket): the call fails and nothing changes.
-    public static func set(_ fd: CInt, _ on: Bool) {
+/// TCP options set on a socket someone else writes (libmosquitto's). Each is ignored on a
+/// socket that is not TCP (a broker on a Unix socket): the call fails and nothing changes.
+public enum TCPSocketOptions {
+    /// `setsockopt(IPPROTO_TCP, TCP_CORK)`: while corked, the kernel holds partial segments, so
+    /// the many small packets one wakeup writes go out in a few full segments instead of one
+    /// each (with `TCP_NODELAY` every `send` would be a segment, and a broker a wakeup per
+    /// segment). Uncorking sends what is held at once.
+    public static func cork(_ fd: CInt, _ on: Bool) {
         var value: CInt = on ? 1 : 0
         _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<CInt>.size))
     }

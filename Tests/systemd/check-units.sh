@@ -17,23 +17,21 @@ command -v systemd-analyze >/dev/null || { echo "check-units: systemd-analyze mi
 
 W=$(mktemp -d /tmp/tgunits-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-# The touch drop-in as an admin would enable it: its two commented lines uncommented.
-mkdir -p "$W/touch/tapgridd.service.d"
-cp systemd/tapgridd.service systemd/tapgridd.socket "$W/touch/"
-sed -E 's/^#(SupplementaryGroups|DeviceAllow)=/\1=/' systemd/tapgridd.service.d/touch.conf > "$W/touch/tapgridd.service.d/touch.conf"
-[ "$(grep -cE '^(SupplementaryGroups|DeviceAllow)=' "$W/touch/tapgridd.service.d/touch.conf")" = 2 ] \
-  || { echo "FAIL touch.conf: expected two commented lines SupplementaryGroups= and DeviceAllow=" >&2; exit 1; }
-[ "$(grep -cvE '^(#|$|\[Service\]$)' systemd/tapgridd.service.d/touch.conf)" = 0 ] \
-  || { echo "FAIL touch.conf: only comments and [Service] may be active as installed" >&2; exit 1; }
-
-# The mqtt drop-in likewise: its three commented lines uncommented.
-mkdir -p "$W/mqtt/tapgridd.service.d"
-cp systemd/tapgridd.service systemd/tapgridd.socket "$W/mqtt/"
-sed -E 's/^#(PrivateNetwork|RestrictAddressFamilies|IPAddressAllow)=/\1=/' systemd/tapgridd.service.d/mqtt.conf > "$W/mqtt/tapgridd.service.d/mqtt.conf"
-[ "$(grep -cE '^(PrivateNetwork|RestrictAddressFamilies|IPAddressAllow)=' "$W/mqtt/tapgridd.service.d/mqtt.conf")" = 3 ] \
-  || { echo "FAIL mqtt.conf: expected three commented lines PrivateNetwork=, RestrictAddressFamilies= and IPAddressAllow=" >&2; exit 1; }
-[ "$(grep -cvE '^(#|$|\[Service\]$)' systemd/tapgridd.service.d/mqtt.conf)" = 0 ] \
-  || { echo "FAIL mqtt.conf: only comments and [Service] may be active as installed" >&2; exit 1; }
+# A drop-in as an admin would enable it: the units and the drop-in in $W/NAME, its commented
+# KEYS lines (a regex alternation) uncommented; as shipped, only comments and [Service] are active.
+enable_dropin() {  # NAME KEYS COUNT WORDS
+  local name=$1 keys=$2 count=$3 words=$4
+  mkdir -p "$W/$name/tapgridd.service.d"
+  cp systemd/tapgridd.service systemd/tapgridd.socket "$W/$name/"
+  sed -E "s/^#($keys)=/\1=/" "systemd/tapgridd.service.d/$name.conf" > "$W/$name/tapgridd.service.d/$name.conf"
+  [ "$(grep -cE "^($keys)=" "$W/$name/tapgridd.service.d/$name.conf")" = "$count" ] \
+    || { echo "FAIL $name.conf: expected $words" >&2; exit 1; }
+  [ "$(grep -cvE '^(#|$|\[Service\]$)' "systemd/tapgridd.service.d/$name.conf")" = 0 ] \
+    || { echo "FAIL $name.conf: only comments and [Service] may be active as installed" >&2; exit 1; }
+}
+enable_dropin touch 'SupplementaryGroups|DeviceAllow' 2 "two commented lines SupplementaryGroups= and DeviceAllow="
+enable_dropin mqtt 'PrivateNetwork|RestrictAddressFamilies|IPAddressAllow' 3 \
+  "three commented lines PrivateNetwork=, RestrictAddressFamilies= and IPAddressAllow="
 
 rc=0
 if [ "$(id -u)" = 0 ]; then

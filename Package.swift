@@ -22,12 +22,17 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The only module that imports CMosquitto: a client driven by the caller's loop, errors naming the C function.
         .target(name: "TapgridMQTT", dependencies: ["CMosquitto"]),
+        // libmicrohttpd through its module map (Debian: libmicrohttpd-dev); only a module map and a header.
+        .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+        // The only module that imports CMicroHTTPD: an HTTP server driven by the caller's loop, with event streams.
+        .target(name: "TapgridHTTP", dependencies: ["CMicroHTTPD"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.
         .target(name: "TapgridArguments"),
         // The daemon: event loop, protocol server, handlers, children, event log.
-        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput", "TapgridMQTT"]),
+        .target(name: "TapgridDaemon", dependencies: ["TapgridCore", "TapgridSystem", "TapgridSystemd", "TapgridConfig", "TapgridArguments", "TapgridInput", "TapgridMQTT", "TapgridHTTP"],
+            resources: [.embedInCode("Panel/page.html")]),
         // The command-line tool as a library: takes arguments, returns an exit code.
         .target(name: "TapgridCLI", dependencies: ["TapgridCore", "TapgridSystem", "TapgridConfig", "TapgridArguments"]),
         .executableTarget(name: "tapgrid", dependencies: ["TapgridCLI"]),

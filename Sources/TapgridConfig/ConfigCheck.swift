@@ -21,8 +21,11 @@ extension ConfigLoader {
                 diagnostics.append(warning)
             }
         }
-        for (key, file) in config?.mqtt?.files ?? [] {
+        for (key, file) in (config?.mqtt?.files ?? []) + (config?.panel?.files ?? []) {
             if let problem = mqttFileProblem(file, key: key) { diagnostics.append(Diagnostic(.error, file: path, problem)) }
+        }
+        if let file = config?.panel?.tokenFile, case .failure(let problem) = readToken(file) {
+            if mqttFileProblem(file, key: "panel.tokenFile") == nil { diagnostics.append(Diagnostic(.error, file: path, problem.text)) }
         }
         return (config, diagnostics)
     }
@@ -39,7 +42,22 @@ extension ConfigLoader {
         }
     }
 
-    /// Why a file named by the `mqtt` block cannot be used, or nil.
+    /// The first line of the panel's `tokenFile`, read with the same checks as a password (a
+    /// token is a password): at least 16 bytes, so that it cannot be guessed by trying.
+    public static func readToken(_ file: String) -> Result<String, PasswordProblem> {
+        switch readMQTTFile(file, key: "panel.tokenFile") {
+        case .failure(let problem): return .failure(problem)
+        case .success(let bytes):
+            let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
+            let token = String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+            guard token.utf8.count >= 16, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                return .failure(PasswordProblem(text: "panel.tokenFile: \(file): the first line must be a token of at least 16 printable ASCII characters without spaces (e.g. from `head -c 24 /dev/urandom | base64`)"))
+            }
+            return .success(token)
+        }
+    }
+
+    /// Why a file named by the `mqtt` or `panel` block cannot be used, or nil.
     static func mqttFileProblem(_ file: String, key: String) -> String? {
         if case .failure(let problem) = readMQTTFile(file, key: key) { return problem.text }
         return nil
@@ -52,8 +70,8 @@ extension ConfigLoader {
         do throws(SystemError) {
             return .success(try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
                 if let problem = notRegularProblem(status) { return problem }
-                if key == "mqtt.passwordFile", StrictModes.applies, status.permissions & 0o044 != 0 {
-                    return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a password only root can read (chmod go-rwx \(file))"
+                if key == "mqtt.passwordFile" || key == "panel.tokenFile", StrictModes.applies, status.permissions & 0o044 != 0 {
+                    return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a password or token only root can read (chmod go-rwx \(file))"
                 }
                 return nil
             })

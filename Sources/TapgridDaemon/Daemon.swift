@@ -1,5 +1,6 @@
 import TapgridConfig
 import TapgridCore
+import TapgridHTTP
 import TapgridSystem
 import TapgridSystemd
 
@@ -37,6 +38,10 @@ final class Daemon: LoopHandler, DaemonControl {
     private var pushed = PushedLayouts()
     /// The MQTT fleet connection, with `mqtt` in the config (README "Running a fleet").
     private(set) var fleet: Fleet?
+    /// The browser panel, with `panel` in the config and its socket open (README "Browser panel").
+    private(set) var panel: Panel?
+    /// Both of them as the tap output's observer (it holds it weakly).
+    private var observers: TapObservers?
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -45,7 +50,8 @@ final class Daemon: LoopHandler, DaemonControl {
     ///   ours), nil when systemd passed the socket (systemd owns it).
     init(
         config: Config, configPath: String, socketPath: String?, listener: consuming OwnedFD,
-        signals: consuming SignalFD, log: LogSink, manager: ServiceManager, environment: [String: String]
+        signals: consuming SignalFD, log: LogSink, manager: ServiceManager, environment: [String: String],
+        panelListener: consuming PanelListener? = nil
     ) throws(Errno) {
         self.configPath = configPath
         self.log = log
@@ -85,6 +91,17 @@ final class Daemon: LoopHandler, DaemonControl {
                 eventLogPath: eventLog.path, password: Self.password(settings, log: log), loop: loop, log: log,
                 output: output, router: router, daemonUID: CurrentProcess.uid)
             if eventLog.path == nil { eventLog.memorySink = { [unowned fleet = fleet!] record in fleet.memoryEvent(record) } }
+        }
+        if let settings = config.panel, let listener = panelListener.take() {
+            panel = Self.startPanel(settings, listener: listener, loop: loop, log: log, output: output, router: router, server: server)
+        }
+        switch (fleet, panel) {
+        case (let fleet?, let panel?):
+            observers = TapObservers(fleet, panel)
+            output.observer = observers
+        case (let fleet?, nil): output.observer = fleet
+        case (nil, let panel?): output.observer = panel
+        case (nil, nil): break
         }
         cellsFile.restore()  // before the loop runs: the first client sees the state kept
         touchscreens.configure(config.touch)
@@ -164,6 +181,7 @@ final class Daemon: LoopHandler, DaemonControl {
                 cellsFile.close()
                 eventLog.close()
                 fleet?.stop()
+                panel?.stop()
                 log.info("stopped cleanly")
             }
         }
@@ -247,6 +265,7 @@ final class Daemon: LoopHandler, DaemonControl {
             log.warning("socket.path and socket.mode changes take effect at the next start")
         }
         if new.mqtt != old.mqtt { log.warning("mqtt changes take effect at the next start") }
+        if new.panel != old.panel { log.warning("panel changes take effect at the next start") }
         baseConfig = new
         for (name, errors) in pushed.reroute(for: new) {
             log.warning("pushed layout \(name) dropped: it no longer loads with this config: " + errors.map(\.description).joined(separator: "; "))
@@ -267,6 +286,34 @@ final class Daemon: LoopHandler, DaemonControl {
 // MARK: - Pushed layouts
 
 extension Daemon {
+    /// The panel on its listener, with the token read (as `tapgrid check` reads it); nil, with
+    /// an error logged, when it cannot start (the socket keeps serving).
+    static func startPanel(
+        _ settings: PanelConfig, listener: consuming PanelListener, loop: EventLoop, log: LogSink, output: TapOutput,
+        router: RequestRouter, server: SocketServer
+    ) -> Panel? {
+        var token: String? = nil
+        if let file = settings.tokenFile {
+            switch ConfigLoader.readToken(file) {
+            case .success(let read): token = read
+            case .failure(let problem):
+                log.error("panel: \(problem); the panel is off")
+                return nil
+            }
+        }
+        let address = listener.address
+        do throws(HTTPError) {
+            let panel = try Panel(
+                settings: settings, listener: listener.socket, address: address, socketPath: listener.socketPath, token: token,
+                loop: loop, log: log, output: output, router: router, takeNumber: { [unowned server] in server.takeNumber() })
+            log.info("panel: serving \(address)" + (token == nil ? "" : " (open it once as /?token=... from panel.tokenFile)"))
+            return panel
+        } catch {
+            log.error("panel: \(error); the panel is off")
+            return nil
+        }
+    }
+
     var fleetStatus: StatusReply.MQTT? { fleet?.status }
 
     /// A host name as a node name: its first label, with every character outside

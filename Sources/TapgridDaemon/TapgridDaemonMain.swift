@@ -86,8 +86,11 @@ public enum TapgridDaemonMain {
         let listener: OwnedFD
         let ownSocket: String?
         let listening: String
+        let passedPanel: PassedDescriptor?
         do throws(SystemdError) {
-            if let passed = try PassedSockets.listener() {
+            let passedSockets = try PassedSockets.listeners()
+            passedPanel = passedSockets.panel
+            if let passed = passedSockets.socket {
                 try PassedSockets.checkUnixStreamListener(passed)
                 do throws(SystemError) {
                     listener = try UnixSocket.adoptListener(passed.fd)
@@ -113,11 +116,12 @@ public enum TapgridDaemonMain {
             log.error("socket activation: \(error)")
             return 1
         }
+        let panelListener = config.panel.flatMap { PanelListener.open($0, passed: passedPanel, log: log) }
         let daemon: Daemon
         do throws(Errno) {
             daemon = try Daemon(
                 config: config, configPath: configPath, socketPath: ownSocket, listener: listener,
-                signals: signals, log: log, manager: manager, environment: environment)
+                signals: signals, log: log, manager: manager, environment: environment, panelListener: panelListener)
         } catch {
             log.error("cannot set up the event loop: \(error)")
             if let ownSocket { try? Files.remove(ownSocket) }

@@ -51,7 +51,24 @@ public enum PassedSockets {
     /// - Throws: `SystemdError` when more than one descriptor was passed, or the one passed is
     ///   not a listening Unix stream socket.
     public static func listener() throws(SystemdError) -> PassedDescriptor? {
+        try listener(among: descriptors().filter { $0.name != panelName })
+    }
+
+    /// `FileDescriptorName=` of the browser panel's socket, which `listener()` leaves out.
+    public static let panelName = "panel"
+
+    /// The socket unit's listening socket for the daemon, and the panel's (named `panel`), from
+    /// one call of `descriptors()`.
+    public static func listeners() throws(SystemdError) -> (socket: PassedDescriptor?, panel: PassedDescriptor?) {
         let passed = try descriptors()
+        let panels = passed.filter { $0.name == panelName }
+        guard panels.count <= 1 else {
+            throw SystemdError("sd_listen_fds_with_names", Errno(EINVAL), detail: "systemd passed \(panels.count) sockets named panel; expected one")
+        }
+        return (try listener(among: passed.filter { $0.name != panelName }), panels.first)
+    }
+
+    private static func listener(among passed: [PassedDescriptor]) throws(SystemdError) -> PassedDescriptor? {
         guard let first = passed.first else { return nil }
         guard passed.count == 1 else {
             let list = passed.map { "\($0.fd) (\"\($0.name)\")" }.joined(separator: ", ")

@@ -13,6 +13,8 @@ public struct Config: Sendable {
     public var touch: TouchConfig? = nil
     /// `mqtt`: the fleet connection; nil when the config has none.
     public var mqtt: MQTTConfig? = nil
+    /// `panel`: the browser panel; nil when the config has none.
+    public var panel: PanelConfig? = nil
 
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }

@@ -19,7 +19,9 @@ extension ConfigParser {
         let before = diagnostics.errors.count
         var broker = MQTTConfig.Broker.unix(path: "/")
         if let brokerValue = value["broker"] {
-            if let parsed = parseBroker(brokerValue) { broker = parsed }
+            if let parsed = parseAddress(brokerValue, path: "mqtt.broker", port: 1883, portHint: "1883 is MQTT's port, 8883 with TLS") {
+                broker = parsed
+            }
         } else {
             error("mqtt", #"needs "broker": "host:port" (e.g. "127.0.0.1:1883") or a Unix socket path starting with /"#)
         }
@@ -70,36 +72,38 @@ extension ConfigParser {
         return diagnostics.errors.count > before ? nil : mqtt
     }
 
-    /// `host:port`, `[v6]:port` or `/path`.
-    mutating func parseBroker(_ value: JSONValue) -> MQTTConfig.Broker? {
+    /// `host:port`, `[v6]:port` or `/path` (with `relativePaths`, also `./path` and `../path`,
+    /// resolved against the config's folder). `portHint` says which port to write when it is missing.
+    mutating func parseAddress(_ value: JSONValue, path: String, port defaultPort: Int, portHint: String, relativePaths: Bool = false) -> NetworkAddress? {
         let expected = #"expected "host:port" (a name, an IPv4 address or "[v6]:port") or a Unix socket path starting with /, found "#
         guard case .string(let text) = value, !text.isEmpty, !text.utf8.contains(0) else {
-            error("mqtt.broker", expected + shown(value))
+            error(path, expected + shown(value))
             return nil
         }
         if text.hasPrefix("/") { return .unix(path: normalizedPath(text)) }
+        if relativePaths && (text.hasPrefix("./") || text.hasPrefix("../")) { return .unix(path: resolvePath(text)) }
         var host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                error("mqtt.broker", expected + shown(value))
+                error(path, expected + shown(value))
                 return nil
             }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
             guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }), host.contains(":") else {
-                error("mqtt.broker", "\(jsonEscaped(String(host))) in brackets is not an IPv6 address")
+                error(path, "\(jsonEscaped(String(host))) in brackets is not an IPv6 address")
                 return nil
             }
         } else {
             guard let colon = text.lastIndex(of: ":") else {
-                error("mqtt.broker", "\(shown(value)) has no port; write \"\(text):1883\" (1883 is MQTT's port, 8883 with TLS)")
+                error(path, "\(shown(value)) has no port; write \"\(text):\(defaultPort)\" (\(portHint))")
                 return nil
             }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
             if host.contains(":") {
-                error("mqtt.broker", "an IPv6 address is written in brackets with its port: \"[\(host)]:\(portText)\"")
+                error(path, "an IPv6 address is written in brackets with its port: \"[\(host)]:\(portText)\"")
                 return nil
             }
             let hostBytes = host.utf8
@@ -108,12 +112,12 @@ extension ConfigParser {
                     || byte == 0x2D || byte == 0x2E || byte == 0x5F
             }
             guard !host.isEmpty, allowed, hostBytes.count <= 253 else {
-                error("mqtt.broker", "\(jsonEscaped(String(host))) is not a host name or an IPv4 address")
+                error(path, "\(jsonEscaped(String(host))) is not a host name or an IPv4 address")
                 return nil
             }
         }
         guard portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let port = Int(portText), port >= 1, port <= 65_535 else {
-            error("mqtt.broker", "\(jsonEscaped(String(portText))) is not a port; expected an integer from 1 to 65535")
+            error(path, "\(jsonEscaped(String(portText))) is not a port; expected an integer from 1 to 65535")
             return nil
         }
         return .tcp(host: String(host), port: port)

@@ -22,7 +22,7 @@ public struct ConfigParser {
         self.loadGridFile = loadGridFile
     }
 
-    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt"]
+    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt", "panel"]
 
     /// The config, or nil when there are errors; diagnostics either way.
     public mutating func parse(_ document: JSONValue) -> (config: Config?, diagnostics: Diagnostics) {
@@ -32,7 +32,7 @@ public struct ConfigParser {
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.topKeys)
-            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch and mqtt"))
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt and panel"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
@@ -42,6 +42,7 @@ public struct ConfigParser {
         var routes = parseRoutes(document["routes"], handlers: handlers)
         let touch = parseTouch(document["touch"])
         let mqtt = parseMQTT(document["mqtt"])
+        let panel = parsePanel(document["panel"])
         if document["mqtt"] == nil {
             for handler in handlers {
                 if case .mqtt = handler.kind {
@@ -61,7 +62,7 @@ public struct ConfigParser {
         guard !diagnostics.hasErrors, let initial else { return (nil, diagnostics) }
         let config = Config(
             file: file, socket: socket, eventLog: eventLog, layouts: layouts, initialLayout: initial,
-            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt)
+            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt, panel: panel)
         return (config, diagnostics)
     }
 

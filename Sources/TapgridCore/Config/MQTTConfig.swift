@@ -1,21 +1,7 @@
 /// `mqtt` in the config: the fleet connection to one broker (contract, "Fleet: MQTT").
 public struct MQTTConfig: Sendable, Equatable {
     /// Where the broker listens.
-    public enum Broker: Sendable, Equatable {
-        /// `host:port`: a name, an IPv4 address, or an IPv6 address (written `[v6]:port`, kept
-        /// here without the brackets).
-        case tcp(host: String, port: Int)
-        /// A path starting with `/`: libmosquitto takes it as the host with port 0.
-        case unix(path: String)
-
-        /// As a config writes it: `host:port`, `[v6]:port`, or the socket's path.
-        public var text: String {
-            switch self {
-            case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            case .unix(let path): return path
-            }
-        }
-    }
+    public typealias Broker = NetworkAddress
 
     /// `tls`: the files libmosquitto's `mosquitto_tls_set` takes, each absolute or resolved
     /// against the config's folder.
@@ -79,5 +65,22 @@ public struct MQTTConfig: Sendable, Equatable {
         guard tree.nodes[index].hittable else { return nil }
         let slot = Int(tree.nodes[index].info)
         return cellKey(name: slot >= 0 ? tree.infos[slot].name : nil, path: tree.path(of: index))
+    }
+}
+
+/// Where a server listens or a client connects: the broker's `mqtt.broker`, the panel's `panel.listen`.
+public enum NetworkAddress: Sendable, Equatable {
+    /// `host:port`: a name, an IPv4 address, or an IPv6 address (written `[v6]:port`, kept
+    /// here without the brackets).
+    case tcp(host: String, port: Int)
+    /// A Unix socket's path (libmosquitto takes it as the host with port 0).
+    case unix(path: String)
+
+    /// As a config writes it: `host:port`, `[v6]:port`, or the socket's path.
+    public var text: String {
+        switch self {
+        case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): return path
+        }
     }
 }

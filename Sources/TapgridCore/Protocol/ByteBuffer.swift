@@ -60,6 +60,12 @@ public final class ByteBuffer {
         state.pointee.count = rest
     }
 
+    /// Drops the last byte (a closing `}` that more members follow).
+    public func removeLast() {
+        precondition(state.pointee.count > 0, "removeLast of an empty buffer")
+        state.pointee.count -= 1
+    }
+
     /// Moves the end after `written` bytes were written at `tail(room:)`.
     @inlinable @inline(__always)
     func advance(_ written: Int) { state.pointee.count += written }

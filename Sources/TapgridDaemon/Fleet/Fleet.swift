@@ -101,7 +101,6 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             pump()
         }
         loop.onWakeupEnd { [unowned self] in afterWakeup() }
-        output.observer = self
         rebuildCellKeys()
     }
 
@@ -226,7 +225,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     // MARK: - The tap path's observer
 
-    func tapDecided(_ decision: TapDecision) {
+    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
         switch decision.outcome {
         case .miss, .suppressed, .disabled, .checked: return
         default: break

@@ -38,7 +38,8 @@ final class Connection {
     /// The fleet's commands are answered as a connection's lines are, on a connection of their
     /// own without a socket (`origin` `.mqtt`): their taps and state changes are recorded with
     /// source `mqtt`, and `accept` (not `socket.allowControl`) says what they may do.
-    enum Origin { case socket, mqtt }
+    /// A panel session's contacts and taps come the same way (`origin` `.panel`, source `panel`).
+    enum Origin { case socket, mqtt, panel }
     var origin = Origin.socket
 
     /// Where it stands: every flag and phase, moved only by `ConnectionState`'s transitions.

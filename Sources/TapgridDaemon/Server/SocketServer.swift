@@ -48,7 +48,7 @@ final class SocketServer: LoopHandler {
     private var slotGenerations: [UInt32] = []
     private var freeSlots: [Int] = []
     private(set) var count = 0
-    /// Connections accepted so far (each one's `number`).
+    /// Connection numbers handed out so far (each accepted one's `number`, and the panel's sessions').
     private var accepted = 0
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
@@ -242,6 +242,12 @@ final class SocketServer: LoopHandler {
     }
 
     /// Stops accepting and removes the socket file if it is still the one we created.
+    /// A connection number for a client that is not a socket (a panel session): unique within the run.
+    func takeNumber() -> Int {
+        accepted += 1
+        return accepted
+    }
+
     func closeListener() {
         guard listener != nil else { return }
         if let listening { loop.unregister(listening) }

@@ -67,7 +67,7 @@ final class RequestRouter: LineHandler {
         switch request.op {
         case .tap:
             output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false,
-                       source: connection.origin == .mqtt ? Self.mqttSource : nil)
+                       source: connection.origin == .socket ? nil : connection.origin == .mqtt ? Self.mqttSource : Self.panelSource)
         case .hit: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
         case .status: writeStatus(id: id, out)
         case .layouts: layouts(line, id: id, out)
@@ -129,6 +129,8 @@ final class RequestRouter: LineHandler {
 
     /// `"mqtt"` as a JSON string: the source of taps from fleet commands.
     static let mqttSource = Array(#""mqtt""#.utf8)
+    /// `"panel"` as a JSON string: the source of the browser panel's taps and contacts.
+    static let panelSource = Array(#""panel""#.utf8)
 
     private func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
         statusReply().write(id: id, into: out)

@@ -19,12 +19,15 @@ final class TapOutput {
     let supervisor: ChildSupervisor
     /// `"socket"`: the source of socket clients' contacts, as a JSON string.
     private let socketSource = TapOutput.jsonString("socket")
+    /// The panel's sessions' connection numbers: their contacts' source is `panel`.
+    var panelStreams = Set<Int>()
     /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
     private var touchscreenSources: [Int: [UInt8]] = [:]
     private var touchscreenStreams: [String: Int] = [:]
 
-    /// The fleet connection, when the config has `mqtt`: told of every decided tap and state
-    /// change, and queues the `mqtt` handler's messages. One nil test per tap without it.
+    /// The fleet connection and the browser panel, when the config has `mqtt` or `panel`: told
+    /// of every decided tap and state change; the fleet queues the `mqtt` handler's messages.
+    /// One nil test per tap without them.
     weak var observer: TapObserver?
 
     init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor) {
@@ -78,7 +81,7 @@ final class TapOutput {
         } else {
             let now = Clock.monotonicNanos()
             decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: name != nil, now: now)
-            carryOut(&decision, x: x, y: y, now: now)
+            carryOut(&decision, x: x, y: y, now: now, source: source)
         }
         let active = engine.active
         // Looked up once for both the record and the reply.
@@ -106,13 +109,14 @@ final class TapOutput {
     /// as an element of a touch op's `taps` when it completes a client's event (timer taps go to
     /// no client).
     func emit(_ tap: inout ClassedTap, reply out: ByteBuffer?) {
-        carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos())
+        let source = self.source(tap.key.stream)
+        carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos(), source: source)
         let decision = tap.decision
         let active = engine.active
         let hit = decision.target.map { active.hit(layout: decision.layout, slot: $0.info) }
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
         if eventLog.isEnabled {
-            TapRecord.write(decision, x: tap.x, y: tap.y, active: active, hit: hit, tail: tail, source: source(tap.key.stream),
+            TapRecord.write(decision, x: tap.x, y: tap.y, active: active, hit: hit, tail: tail, source: source,
                             into: eventLog.begin())
         }
         guard let out else {
@@ -123,8 +127,8 @@ final class TapOutput {
         if eventLog.isEnabled { eventLog.stage(notLoggedAt: out.count - 1, in: out) }  // before the element's `}`
     }
 
-    /// Does what the decision asks of the daemon.
-    private func carryOut(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
+    /// Does what the decision asks of the daemon (`source`: its record's, nil for the socket's plain taps).
+    private func carryOut(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64, source: [UInt8]?) {
         if decision.toggledActive != nil, let target = decision.target {
             // The flip came first (the tap is routed with the new state): its record goes first.
             recordState(TapEngine.CellUpdate(
@@ -148,7 +152,7 @@ final class TapOutput {
             let queued = observer?.publishHandlerMessage(decision) ?? false
             engine.settle(&decision, outcome: queued ? .dispatched : .busy, reason: nil, now: now)
         }
-        if let observer { observer.tapDecided(decision) }
+        if let observer { observer.tapDecided(decision, source: source) }
     }
 
     private func spawn(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
@@ -237,7 +241,10 @@ final class TapOutput {
         return stream
     }
 
-    private func source(_ stream: Int) -> [UInt8] { stream > 0 ? socketSource : touchscreenSources[stream] ?? Array("null".utf8) }
+    private func source(_ stream: Int) -> [UInt8] {
+        if stream > 0 { return !panelStreams.isEmpty && panelStreams.contains(stream) ? RequestRouter.panelSource : socketSource }
+        return touchscreenSources[stream] ?? Array("null".utf8)
+    }
 
     /// `text` as a JSON string, written by the core's writer.
     private static func jsonString(_ text: String) -> [UInt8] {
@@ -295,12 +302,39 @@ final class TapOutput {
     }
 }
 
-/// What the fleet connection takes from the tap path (README, "Running a fleet").
+/// What the fleet connection and the browser panel take from the tap path (README, "Running a
+/// fleet", "Browser panel").
 protocol TapObserver: AnyObject {
-    /// A tap was decided and carried out (its action message, when its outcome calls for one).
-    func tapDecided(_ decision: TapDecision)
+    /// A tap was decided and carried out (its action message, when its outcome calls for one;
+    /// its `tap` event). `source`: as its record says it, nil for a socket client's plain tap.
+    func tapDecided(_ decision: TapDecision, source: [UInt8]?)
     /// A cell's state changed (its retained state message).
     func stateChanged(layout: Int, grid: Int, state: CellState)
     /// An `mqtt` handler's message for the tap: false when the queue is full (`busy`).
     func publishHandlerMessage(_ decision: TapDecision) -> Bool
+}
+
+/// Both observers, when the config has both `mqtt` and `panel`.
+final class TapObservers: TapObserver {
+    private let first: TapObserver
+    private let second: TapObserver
+
+    init(_ first: TapObserver, _ second: TapObserver) {
+        self.first = first
+        self.second = second
+    }
+
+    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
+        first.tapDecided(decision, source: source)
+        second.tapDecided(decision, source: source)
+    }
+
+    func stateChanged(layout: Int, grid: Int, state: CellState) {
+        first.stateChanged(layout: layout, grid: grid, state: state)
+        second.stateChanged(layout: layout, grid: grid, state: state)
+    }
+
+    func publishHandlerMessage(_ decision: TapDecision) -> Bool {
+        first.publishHandlerMessage(decision) || second.publishHandlerMessage(decision)
+    }
 }

@@ -1,0 +1,54 @@
+// libmicrohttpd (Debian: libmicrohttpd-dev), imported by TapgridHTTP alone. MHD_start_daemon is
+// variadic, which Swift cannot call: tg_mhd_start passes the options the panel uses, and
+// tg_mhd_logger turns MHD's printf-style messages into one string for a Swift callback.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+typedef void (*tg_mhd_log_fn)(void *cls, const char *message);
+
+struct tg_mhd_log_target {
+    tg_mhd_log_fn fn;
+    void *cls;
+};
+
+static void tg_mhd_logger(void *cls, const char *format, va_list ap) {
+    struct tg_mhd_log_target *target = (struct tg_mhd_log_target *)cls;
+    char message[512];
+    vsnprintf(message, sizeof message, format, ap);
+    target->fn(target->cls, message);
+}
+
+/// MHD_start_daemon with MHD_USE_EPOLL (no thread of its own: the caller's loop watches
+/// MHD_get_daemon_info's epoll descriptor), suspend/resume, error logging to `log`, on the
+/// listening socket `listen_fd`, with per-connection limits.
+static inline struct MHD_Daemon *tg_mhd_start(
+    int listen_fd, MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    struct tg_mhd_log_target *log, unsigned int connection_limit, unsigned int timeout_seconds,
+    size_t memory_limit) {
+    return MHD_start_daemon(
+        MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_EXTERNAL_LOGGER, tg_mhd_logger, (void *)log,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+        MHD_OPTION_END);
+}
+
+/// MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD)'s descriptor, or -1.
+static inline int tg_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+    return info ? info->epoll_fd : -1;
+}
+
+/// MHD_get_timeout in milliseconds; -1 when MHD needs no timeout.
+static inline long long tg_mhd_timeout_ms(struct MHD_Daemon *daemon) {
+    MHD_UNSIGNED_LONG_LONG timeout = 0;
+    if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+    return (long long)timeout;
+}

@@ -1,0 +1,330 @@
+import TapgridCore
+import TapgridHTTP
+import TapgridSystem
+
+/// The browser panel (README "Browser panel"): libmicrohttpd on the daemon's loop serving the
+/// page, `/layout`, the event streams and the page's contacts and taps. Each request passes
+/// `PanelGuard` first; a contact or tap becomes the socket's request line (`PanelBody`) and is
+/// answered by the `RequestRouter` on the session's own socketless `Connection`, so it takes the
+/// socket's exact path and its records say `"source": "panel"`. Told of taps and state changes
+/// as a `TapObserver`; layout changes are noticed at the end of every wakeup.
+final class Panel: LoopHandler, HTTPHandler, TapObserver {
+    /// Event-stream bytes a client may leave untaken before its stream is closed (it reconnects).
+    static let maxStreamBacklog = 1 << 20
+    static let heartbeatNanos: UInt64 = 15_000_000_000
+    /// Idle connections are closed after this long (contract: 30 s).
+    static let idleSeconds = 30
+
+    let settings: PanelConfig
+    /// Where it listens, for the log and `make run`: `http://127.0.0.1:8480/` or the socket's path.
+    let address: String
+    private let guardian: PanelGuard
+    private let page: [UInt8]
+    private let listener: OwnedFD
+    /// The socket file made for a Unix `listen` (removed at stop).
+    private let socketPath: String?
+    private var server: HTTPServer!
+    private unowned let loop: EventLoop
+    private let log: LogSink
+    private let output: TapOutput
+    private let router: RequestRouter
+    private let takeNumber: () -> Int
+    private var registration: LoopRegistration?
+    private var runTimer: LoopTimer!
+    private var heartbeat: LoopTimer!
+    private var expiry: LoopTimer!
+    private var sessions: PanelSessions
+    /// Each session's socketless connection, by its number.
+    private var connections: [Int: Connection] = [:]
+    /// Open streams with the session each belongs to ("" for a stream without one).
+    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String)] = [:]
+    /// The layout the streams were last shown: a switch, reload, load or unload changes it.
+    private var shown: (generation: UInt64, layout: Int)
+    /// One event's bytes (reused).
+    private let scratch = ByteBuffer(capacity: 1024)
+    private(set) var requests = 0
+
+    init(
+        settings: PanelConfig, listener: consuming OwnedFD, address: String, socketPath: String?, token: String?,
+        loop: EventLoop, log: LogSink, output: TapOutput, router: RequestRouter, takeNumber: @escaping () -> Int
+    ) throws(HTTPError) {
+        self.settings = settings
+        self.address = address
+        self.socketPath = socketPath
+        guardian = PanelGuard(settings, token: token)
+        page = PanelDocuments.page(PackageResources.page_html, title: settings.title)
+        self.listener = listener
+        self.loop = loop
+        self.log = log
+        self.output = output
+        self.router = router
+        self.takeNumber = takeNumber
+        sessions = PanelSessions(limit: max(256, 4 * settings.maxClients))
+        shown = (output.engine.active.generation, output.engine.currentLayout)
+        let connectionLimit = settings.maxClients + 64  // streams, plus room for the page's requests and a 503
+        server = try HTTPServer(
+            listener: self.listener.rawValue, handler: self, maxBody: PanelGuard.maxBodyBytes, connectionLimit: connectionLimit,
+            timeoutSeconds: Self.idleSeconds, memoryLimit: 32 * 1024, log: { [unowned log] message in
+                log.warning("panel: libmicrohttpd: " + message.trimmingCharacters(in: "\n"))
+            })
+        do throws(Errno) {
+            registration = try loop.register(server.epollDescriptor, events: .readable, handler: self)
+        } catch {
+            server.stop()
+            throw HTTPError(description: "cannot watch libmicrohttpd's epoll descriptor: \(error)")
+        }
+        runTimer = loop.makeTimer { [unowned self] in runServer() }
+        heartbeat = loop.makeTimer(every: Self.heartbeatNanos) { [unowned self] in beat() }
+        loop.schedule(heartbeat, after: Self.heartbeatNanos)
+        expiry = loop.makeTimer { [unowned self] in expireSessions() }
+        // After the tap output's hook: the records of this wakeup are written before its events go.
+        loop.onWakeupEnd { [unowned self] in wakeupEnded() }
+        runServer()
+    }
+
+    /// Ends every stream and stops serving (the daemon is stopping).
+    func stop() {
+        if let registration { loop.unregister(registration) }
+        registration = nil
+        server.stop()
+        loop.schedule(runTimer, at: nil)
+        loop.schedule(heartbeat, at: nil)
+        loop.schedule(expiry, at: nil)
+        for connection in connections.values { connection.state = ConnectionState() }
+        if let socketPath { try? Files.remove(socketPath) }
+    }
+
+    var streamCount: Int { streams.count }
+
+    // MARK: - The loop
+
+    func handle(token: UInt64, events: EpollEvents) { runServer() }
+
+    /// `MHD_run`, then its timer re-armed from `MHD_get_timeout` (after every run, always).
+    private func runServer() {
+        server.run()
+        rearm()
+    }
+
+    private func rearm() {
+        loop.schedule(runTimer, at: server.timeoutMilliseconds.map { Clock.monotonicNanos() &+ UInt64($0) * 1_000_000 })
+    }
+
+    private func wakeupEnded() {
+        let active = output.engine.active
+        if shown.generation != active.generation || shown.layout != output.engine.currentLayout {
+            shown = (active.generation, output.engine.currentLayout)
+            if !streams.isEmpty { broadcastLayout() }
+        }
+        if server.resumed { runServer() }
+    }
+
+    private func beat() {
+        for (_, entry) in streams { send(PanelDocuments.heartbeat, to: entry.stream) }
+    }
+
+    // MARK: - Requests
+
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
+        requests += 1
+        let head = PanelRequestHead(
+            method: request.method, path: request.path, host: request.header("Host"), origin: request.header("Origin"),
+            contentType: request.header("Content-Type"), cookieToken: request.cookie(PanelGuard.cookieName),
+            queryToken: request.argument("token"), bodyTooLarge: request.bodyTooLarge)
+        switch guardian.decide(head) {
+        case .failure(let refusal):
+            if refusal.status != 404 { log.info("panel: \(request.method) \(request.path): \(refusal.status) \(refusal.message)") }
+            return refused(refusal)
+        case .success(.page(let setCookie)):
+            var headers = [("Cache-Control", "no-store"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer")]
+            if setCookie, let token = head.queryToken {
+                headers.append(("Set-Cookie", "\(PanelGuard.cookieName)=\(token); HttpOnly; SameSite=Strict; Path=/"))
+            }
+            return .body(status: 200, contentType: "text/html; charset=utf-8", bytes: page, headers: headers)
+        case .success(.layout):
+            return json(200, layoutDocument())
+        case .success(.events):
+            return openStream(session: request.argument("session"))
+        case .success(.contact):
+            switch PanelBody.contact(request.body) {
+            case .failure(let refusal): return refused(refusal)
+            case .success(let contact):
+                guard let connection = session(contact.session) else { return refused(Self.sessionsFull) }
+                return answerLine(contact.line, on: connection)
+            }
+        case .success(.tap):
+            switch PanelBody.tap(request.body) {
+            case .failure(let refusal): return refused(refusal)
+            case .success(let line):
+                // A plain tap belongs to no session; it needs a connection to be answered on.
+                let connection = tapConnection
+                return answerLine(line, on: connection)
+            }
+        }
+    }
+
+    private static let sessionsFull = PanelRefusal(503, "too_many_clients", "too many panel sessions; try again in 10 s")
+
+    /// The connection plain taps are answered on (they have no contacts, so one serves all).
+    private lazy var tapConnection: Connection = makeConnection(number: takeNumber())
+
+    private func makeConnection(number: Int) -> Connection {
+        let connection = Connection(descriptor: nil, number: number, slot: -1, token: 0, uid: CurrentProcess.uid, gids: [])
+        connection.origin = .panel
+        return connection
+    }
+
+    /// The session's connection, made on its first use; nil when there are too many sessions.
+    private func session(_ id: String) -> Connection? {
+        let now = Clock.monotonicNanos()
+        guard let number = sessions.number(for: id, now: now, nextNumber: takeNumber) else { return nil }
+        if let known = connections[number] { return known }
+        let connection = makeConnection(number: number)
+        connections[number] = connection
+        output.panelStreams.insert(number)
+        scheduleExpiry()
+        return connection
+    }
+
+    /// The router answers the line as the socket's; its records are written before the reply goes.
+    private func answerLine(_ line: [UInt8], on connection: Connection) -> HTTPAnswer {
+        line.withUnsafeBufferPointer { router.handleLine($0, from: connection) }
+        router.beforeSend()
+        let reply = Array(connection.output.bytes)
+        connection.output.removeAll(shrinkingAbove: 1 << 16)
+        return .body(status: Self.status(ofReply: reply), contentType: "application/json", bytes: reply, headers: [("Cache-Control", "no-store")])
+    }
+
+    /// 200, or for an error reply the status its code calls for (400 for a malformed request).
+    static func status(ofReply reply: [UInt8]) -> Int {
+        let prefix = Array(#"{"error":{"code":""#.utf8)
+        guard reply.starts(with: prefix) else { return 200 }
+        let code = reply[prefix.count...].prefix { $0 != 0x22 }
+        switch String(decoding: code, as: UTF8.self) {
+        case "unknown_layout", "unknown_grid": return 404
+        case "forbidden": return 403
+        default: return 400
+        }
+    }
+
+    private func layoutDocument() -> [UInt8] {
+        let engine = output.engine
+        return PanelDocuments.layout(engine.active, layout: engine.currentLayout) { grid in
+            engine.cellState(layout: engine.currentLayout, grid: grid)
+        }
+    }
+
+    private func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
+        .body(status: status, contentType: "application/json", bytes: bytes + [0x0A], headers: [("Cache-Control", "no-store")])
+    }
+
+    private func refused(_ refusal: PanelRefusal) -> HTTPAnswer {
+        .body(status: refusal.status, contentType: "application/json", bytes: refusal.body, headers: [("Cache-Control", "no-store")])
+    }
+
+    // MARK: - Event streams
+
+    private func openStream(session id: String?) -> HTTPAnswer {
+        guard streams.count < settings.maxClients else {
+            return refused(PanelRefusal(503, "too_many_clients", "\(settings.maxClients) event streams are open (panel.maxClients)"))
+        }
+        var session = ""
+        var number = 0
+        if let id {
+            guard PanelBody.isSessionID(id) else {
+                return refused(PanelRefusal(400, "bad_request", "\"session\" must be 1-64 characters of A-Z, a-z, 0-9, _ and -"))
+            }
+            guard let known = sessions.streamOpened(id, now: Clock.monotonicNanos(), nextNumber: takeNumber) else {
+                return refused(Self.sessionsFull)
+            }
+            session = id
+            number = known
+        }
+        let stream = HTTPEventStream(tag: number)
+        streams[ObjectIdentifier(stream)] = (stream, session)
+        scratch.removeAll()
+        scratch.append(PanelDocuments.streamStart)
+        let layout = layoutDocument()
+        layout.withUnsafeBytes { PanelDocuments.event("layout", data: $0, into: scratch) }
+        stream.send(scratch.bytes)
+        return .stream(stream)
+    }
+
+    func streamEnded(_ stream: HTTPEventStream) {
+        guard let entry = streams.removeValue(forKey: ObjectIdentifier(stream)) else { return }
+        if !entry.session.isEmpty {
+            sessions.streamClosed(entry.session, now: Clock.monotonicNanos())
+            scheduleExpiry()
+        }
+    }
+
+    private func send(_ text: StaticString, to stream: HTTPEventStream) {
+        send(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), to: stream)
+    }
+
+    /// Queues bytes for one stream; a client that takes none of a megabyte is closed (its page
+    /// reconnects and starts from the current layout).
+    private func send(_ bytes: UnsafeRawBufferPointer, to stream: HTTPEventStream) {
+        if stream.backlog > Self.maxStreamBacklog {
+            log.warning("panel: an event stream took none of \(stream.backlog) bytes; closing it")
+            stream.close()
+            return
+        }
+        stream.send(bytes)
+    }
+
+    private func broadcast() {
+        for (_, entry) in streams { send(scratch.bytes, to: entry.stream) }
+    }
+
+    private func broadcastLayout() {
+        scratch.removeAll()
+        let layout = layoutDocument()
+        layout.withUnsafeBytes { PanelDocuments.event("layout", data: $0, into: scratch) }
+        broadcast()
+    }
+
+    // MARK: - TapObserver
+
+    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
+        guard !streams.isEmpty else { return }
+        let data = ByteBuffer(capacity: 512)
+        PanelDocuments.tap(decision, active: output.engine.active, source: source, into: data)
+        scratch.removeAll()
+        PanelDocuments.event("tap", data: data.bytes, into: scratch)
+        broadcast()
+    }
+
+    func stateChanged(layout: Int, grid: Int, state: CellState) {
+        guard !streams.isEmpty else { return }
+        let loaded = output.engine.active.layouts[layout]
+        let data = PanelDocuments.state(layout: loaded.name, path: loaded.tree.path(of: grid), state)
+        scratch.removeAll()
+        data.withUnsafeBytes { PanelDocuments.event("state", data: $0, into: scratch) }
+        broadcast()
+    }
+
+    func publishHandlerMessage(_ decision: TapDecision) -> Bool { false }
+
+    // MARK: - Sessions
+
+    private func scheduleExpiry() { loop.schedule(expiry, at: sessions.nextExpiry) }
+
+    /// Sessions without a stream for 10 s: their contacts are cancelled (with their records).
+    private func expireSessions() {
+        for number in sessions.expire(now: Clock.monotonicNanos()) {
+            guard let connection = connections.removeValue(forKey: number) else { continue }
+            router.connectionClosed(connection)
+            output.panelStreams.remove(number)
+        }
+        scheduleExpiry()
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        var text = Substring(self)
+        while text.last == set { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,158 @@
+import CMicroHTTPD
+
+/// An error of libmicrohttpd, naming the call.
+public struct HTTPError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) { self.description = description }
+}
+
+/// libmicrohttpd on the caller's event loop: started with `MHD_USE_EPOLL` and no thread of its
+/// own. The owner watches `epollDescriptor` for readable and calls `run()` when it is, and after
+/// every `run()` arms a timer for `timeoutMilliseconds` (a loop that ignores MHD's timeout
+/// hangs connections: systemd issue 7130).
+public final class HTTPServer {
+    private var daemon: OpaquePointer?
+    private unowned let handler: HTTPHandler
+    private let maxBody: Int
+    private var logTarget = tg_mhd_log_target()
+    private let log: (String) -> Void
+    /// Open event streams, by identity (each also retained by its response until freed).
+    private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+    /// A stream was resumed since the last `run()`: run again soon.
+    public internal(set) var resumed = false
+
+    /// Starts serving on `listener`, a listening socket the caller made (or systemd passed); it
+    /// stays the caller's to close after `stop()`.
+    /// - Parameters:
+    ///   - connectionLimit: `MHD_OPTION_CONNECTION_LIMIT`: connections past it are closed at once.
+    ///   - timeoutSeconds: `MHD_OPTION_CONNECTION_TIMEOUT`: idle connections are closed.
+    ///   - memoryLimit: `MHD_OPTION_CONNECTION_MEMORY_LIMIT`: bytes per connection for its headers.
+    public init(listener: CInt, handler: HTTPHandler, maxBody: Int, connectionLimit: Int, timeoutSeconds: Int,
+                memoryLimit: Int, log: @escaping (String) -> Void) throws(HTTPError) {
+        self.handler = handler
+        self.maxBody = maxBody
+        self.log = log
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        logTarget.fn = { cls, message in
+            guard let cls, let message else { return }
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().log(String(cString: message))
+        }
+        logTarget.cls = me
+        daemon = withUnsafeMutablePointer(to: &logTarget) { target in
+            tg_mhd_start(listener, HTTPServer.access, me, HTTPServer.completed, me, target, UInt32(connectionLimit),
+                         UInt32(timeoutSeconds), memoryLimit)
+        }
+        guard daemon != nil else {
+            throw HTTPError(description: "MHD_start_daemon failed (see the messages before this one)")
+        }
+    }
+
+    deinit { stop() }
+
+    /// libmicrohttpd's epoll descriptor (`MHD_DAEMON_INFO_EPOLL_FD`), -1 once stopped.
+    public var epollDescriptor: CInt { daemon.map { tg_mhd_epoll_fd($0) } ?? -1 }
+
+    /// Does what is ready (`MHD_run`): accepts, reads, answers, writes, times out.
+    public func run() {
+        resumed = false
+        guard let daemon else { return }
+        if MHD_run(daemon) != MHD_Result.YES { log("MHD_run failed") }
+    }
+
+    /// When to call `run()` again at the latest, in milliseconds (`MHD_get_timeout`); nil: only
+    /// when the descriptor is readable.
+    public var timeoutMilliseconds: Int64? {
+        guard let daemon else { return nil }
+        if resumed { return 0 }
+        let timeout = tg_mhd_timeout_ms(daemon)
+        return timeout < 0 ? nil : Int64(timeout)
+    }
+
+    public var streamCount: Int { streams.count }
+
+    /// Ends every stream, then stops (`MHD_stop_daemon`, after resuming every suspended
+    /// connection, as libmicrohttpd requires).
+    public func stop() {
+        guard let daemon else { return }
+        for stream in streams.values { stream.resumeToStop() }
+        MHD_run(daemon)
+        self.daemon = nil
+        MHD_stop_daemon(daemon)
+    }
+
+    // MARK: - Callbacks
+
+    private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, context in
+        guard let cls, let connection, let context, let uploadSize else { return MHD_Result.NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        guard let existing = context.pointee else {
+            // The first call: the headers are in; the body (if any) comes next.
+            let request = HTTPRequest(
+                connection: connection, method: method.map { String(cString: $0) } ?? "",
+                path: url.map { String(cString: $0) } ?? "", maxBody: server.maxBody)
+            context.pointee = Unmanaged.passRetained(request).toOpaque()
+            return MHD_Result.YES
+        }
+        let request = Unmanaged<HTTPRequest>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            if let upload { request.take(UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)) }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        guard !request.answered else { return MHD_Result.YES }
+        request.answered = true
+        return server.queue(server.handler.answer(request), on: connection)
+    }
+
+    private static let completed: MHD_RequestCompletedCallback = { _, _, context, _ in
+        guard let context, let request = context.pointee else { return }
+        Unmanaged<HTTPRequest>.fromOpaque(request).release()
+        context.pointee = nil
+    }
+
+    private static let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
+        guard let cls, let buffer else { return -2 }
+        return Unmanaged<HTTPEventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
+    }
+
+    private static let freeStream: MHD_ContentReaderFreeCallback = { cls in
+        guard let cls else { return }
+        let stream = Unmanaged<HTTPEventStream>.fromOpaque(cls).takeRetainedValue()
+        stream.finished()
+        if let server = stream.server {
+            server.streams[ObjectIdentifier(stream)] = nil
+            server.handler.streamEnded(stream)
+        }
+    }
+
+    private func queue(_ answer: HTTPAnswer, on connection: OpaquePointer) -> MHD_Result {
+        let response: OpaquePointer?
+        let status: Int
+        let headers: [(String, String)]
+        switch answer {
+        case .body(let code, let contentType, let bytes, let extra):
+            status = code
+            headers = [("Content-Type", contentType)] + extra
+            response = bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .stream(let stream, let extra):
+            status = 200
+            headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")] + extra
+            stream.connection = connection
+            stream.server = self
+            response = MHD_create_response_from_callback(
+                UInt64.max, 4096, HTTPServer.readStream, Unmanaged.passRetained(stream).toOpaque(), HTTPServer.freeStream)
+            if response != nil { streams[ObjectIdentifier(stream)] = stream }
+        }
+        guard let response else {
+            log("MHD_create_response failed")
+            return MHD_Result.NO
+        }
+        for (name, value) in headers { MHD_add_response_header(response, name, value) }
+        let result = MHD_queue_response(connection, UInt32(status), response)
+        MHD_destroy_response(response)
+        return result
+    }
+}

@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""The browser panel in a real (headless, Debian) Chromium against a real tapgridd.
+
+    python3 Tests/panel/test_browser.py [--daemon .build/debug/tapgridd] [unittest options]
+
+Each class starts its own daemon (temp config, socket, event log, panel on a free loopback port)
+and its own chromium, and always kills both. What the page did is read back from the DOM (what it
+draws) and from the event log (what the daemon recognized). PANEL_SCREENSHOT=PATH keeps the
+screenshot test's picture there (docs/panel.png is made that way).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import Browser  # noqa: E402
+
+DAEMON = ".build/debug/tapgridd"
+TITLE = 'Kitchen & "test" <panel>'   # the page must show it as text: the daemon escapes it
+LONG_PRESS_MS = 400
+DOUBLE_TAP_MS = 350
+
+# Like examples/tapgrid.json: a title bar with a page button, a pad of six, and a footer with a
+# toggle (lamp), a cell the tests set text on (volume), one routed "long" (menu) and one routed
+# "double" (zoom); "settings" is a second page with a back button.
+CONFIG = {
+    "initialLayout": "home",
+    "layouts": {
+        "home": {
+            "width": 800, "height": 480, "longPressMs": LONG_PRESS_MS, "doubleTapMs": DOUBLE_TAP_MS,
+            "grid": {"rows": [
+                {"size": 60, "padding": "{8,16,8,16}", "spacing": 8, "cols": [
+                    {"name": "title", "size": "fill", "tag": 40},
+                    {"name": "settings", "size": 120, "tag": 20, "action-data": "settings"}]},
+                {"name": "pad", "size": "fill", "padding": "{8,16,8,16}",
+                 "matrix": {"cols": 3, "count": 6, "margin": 12, "tag": 10}},
+                {"size": 80, "padding": "{0,16,8,16}", "spacing": 8, "cols": [
+                    {"name": "lamp", "size": "fill", "tag": 50, "toggle": True},
+                    {"name": "volume", "size": "fill", "tag": 51},
+                    {"name": "menu", "size": "fill", "tag": 30},
+                    {"name": "zoom", "size": "fill", "tag": 31}]},
+            ]},
+        },
+        "settings": {
+            "width": 800, "height": 480,
+            "grid": {"padding": "{16,16,16,16}", "spacing": 16, "rows": [
+                {"size": 56, "cols": [{"name": "back", "size": 160, "tag": 21, "action-data": "home"},
+                                      {"size": "fill"}]},
+                {"name": "options", "size": "fill",
+                 "matrix": {"cols": 3, "count": 9, "cell": [220, 80], "distribute": "evenly", "tag": 100,
+                            "action-data": ["brightness", "volume", "network", "language", "about",
+                                            "logs", "restart", "power", "help"]}}]},
+        },
+    },
+    "handlers": {"pages": {"type": "layout"}, "audit": {"type": "log"}, "menu": {"type": "log"},
+                 "zoom": {"type": "log"}},
+    "routes": [
+        {"tags": [20, 21], "handler": "pages"},
+        {"tags": [30], "handler": "menu", "on": "long"},
+        {"tags": [31], "handler": "zoom", "on": "double"},
+        {"handler": "audit"},
+    ],
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(interval)
+
+
+class Daemon:
+    """A tapgridd with the panel on 127.0.0.1:port; start() may be called again after stop()."""
+
+    def __init__(self, binary, folder, port):
+        self.binary, self.dir, self.port = binary, folder, port
+        self.config_path = os.path.join(folder, "tapgrid.json")
+        self.socket_path = os.path.join(folder, "s.sock")
+        self.log_path = os.path.join(folder, "events.jsonl")
+        self.stderr_path = os.path.join(folder, "stderr.txt")
+        config = dict(CONFIG, socket={"path": self.socket_path}, eventLog={"path": self.log_path},
+                      panel={"listen": f"127.0.0.1:{port}", "title": TITLE})
+        with open(self.config_path, "w") as f:
+            json.dump(config, f, indent=1)
+        self.proc = None
+
+    def start(self, timeout=10):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("TAPGRID_", "NOTIFY_SOCKET", "LISTEN_", "WATCHDOG_"))}
+        env["XDG_STATE_HOME"] = self.dir
+        with open(self.stderr_path, "ab") as err:
+            self.proc = subprocess.Popen([self.binary, "--config", self.config_path], env=env,
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=err, start_new_session=True)
+
+        def ready():
+            if self.proc.poll() is not None:
+                raise AssertionError(f"tapgridd exited with {self.proc.returncode}: {self.stderr()}")
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self.socket_path)
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return True
+            except OSError:
+                return False
+        if not wait_until(ready, timeout, 0.02):
+            self.stop()
+            raise AssertionError(f"tapgridd's socket or panel port {self.port} did not accept "
+                                 f"within {timeout} s: {self.stderr()}")
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.proc = None
+
+    def stderr(self, lines=30):
+        try:
+            with open(self.stderr_path, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
+    def request(self, obj, timeout=5):
+        """One socket request, its reply."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(timeout)
+            s.connect(self.socket_path)
+            s.sendall(json.dumps(obj).encode() + b"\n")
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data)
+
+    def control(self, obj):
+        reply = self.request(obj)
+        if "error" in reply:
+            raise AssertionError(f"{obj} -> {reply}")
+        return reply
+
+    def get(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/{path}", timeout=5) as r:
+            return json.load(r)
+
+    def records(self):
+        """The event log's records (a torn last line is left out)."""
+        try:
+            with open(self.log_path) as f:
+                lines = f.read().split("\n")
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+        return out
+
+
+def is_tap(record):
+    return "outcome" in record and "event" not in record
+
+
+class PanelCase(unittest.TestCase):
+    """A daemon and a chromium showing its panel at 800x480, for the tests of one class."""
+
+    touch = False
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="tapgrid-panel-")
+        cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+        cls.daemon = Daemon(DAEMON, cls.dir, free_port())
+        cls.addClassCleanup(cls.daemon.stop)
+        cls.daemon.start()
+        cls.browser = Browser()
+        cls.addClassCleanup(cls.browser.close)
+        cls.browser.set_viewport(800, 480)
+        if cls.touch:
+            cls.browser.enable_touch()
+        cls.browser.navigate(f"http://127.0.0.1:{cls.daemon.port}/")
+        if not cls.browser.wait_for("document.getElementById('panel')?.dataset.layout === 'home'", 5):
+            raise AssertionError("the page did not show layout home within 5 s: "
+                                 + str(cls.browser.evaluate("document.documentElement.outerHTML.slice(0, 500)")))
+
+    # ---- The page ------------------------------------------------------------------------------
+
+    def shown(self):
+        """What the page draws: its layout, viewport and each [data-path] element."""
+        return self.browser.evaluate("""(() => {
+            const panel = document.getElementById("panel");
+            const cells = {};
+            for (const el of document.querySelectorAll("[data-path]")) {
+              const r = el.getBoundingClientRect();
+              cells[el.dataset.path] = {rect: [r.left, r.top, r.width, r.height],
+                text: el.textContent, active: el.dataset.active, enabled: el.dataset.enabled};
+            }
+            return {layout: panel ? panel.dataset.layout : null, cells,
+                    viewport: [innerWidth, innerHeight, devicePixelRatio],
+                    badge: !document.getElementById("badge").hidden};
+        })()""")
+
+    def wait_shows(self, layout, timeout=1.0):
+        """Waits until the page draws exactly /layout's cells of `layout`; fails saying what differs."""
+        expected = None
+
+        def check():
+            nonlocal expected
+            expected = self.daemon.get("layout")
+            page = self.shown()
+            return (expected["layout"] == layout and page["layout"] == layout
+                    and set(page["cells"]) == {g["path"] for g in expected["grids"]})
+        if not wait_until(check, timeout):
+            page = self.shown()
+            raise AssertionError(
+                f"after {timeout} s the page shows layout {page['layout']!r} with cells "
+                f"{sorted(page['cells'])}, want {layout!r} with /layout's "
+                f"{sorted(g['path'] for g in expected['grids'])} (daemon's layout {expected['layout']!r})"
+                f"{self.console()}")
+        return expected
+
+    def console(self):
+        lines = []
+        for e in self.browser.events:
+            if e["method"] == "Runtime.consoleAPICalled":
+                lines.append(" ".join(str(a.get("value", a.get("description", ""))) for a in e["params"]["args"]))
+            elif e["method"] == "Runtime.exceptionThrown":
+                lines.append(e["params"]["exceptionDetails"].get("text", "exception"))
+        return ("; page console: " + " | ".join(lines[-10:])) if lines else ""
+
+    def centre(self, layout, name_or_path):
+        """CSS pixels of a cell's centre, from /layout's rect and the page's expected scaling."""
+        grid = next((g for g in layout["grids"] if name_or_path in (g["name"], g["path"])), None)
+        self.assertIsNotNone(grid, f"no grid {name_or_path!r} in /layout")
+        (W, H, _), (x, y, w, h) = self.shown()["viewport"], grid["rect"]
+        s = min(W / layout["width"], H / layout["height"])
+        ox, oy = (W - layout["width"] * s) / 2, (H - layout["height"] * s) / 2
+        return ox + (x + w / 2) * s, oy + (y + h / 2) * s, grid["path"]
+
+    # ---- The event log ---------------------------------------------------------------------------
+
+    def mark(self):
+        return len(self.daemon.records())
+
+    def wait_records(self, since, predicate, count=1, timeout=3.0):
+        """The records after `since` matching predicate, once there are `count`; fails naming what came."""
+        def matching():
+            found = [r for r in self.daemon.records()[since:] if predicate(r)]
+            return found[:count] if len(found) >= count else None
+        found = wait_until(matching, timeout)
+        if not found:
+            came = self.daemon.records()[since:]
+            raise AssertionError(f"within {timeout} s, {count} matching record(s) did not come; the log got "
+                                 f"{len(came)} record(s): {json.dumps(came)[:1500]}{self.console()}")
+        return found
+
+    def settle(self, timeout=3.0):
+        """Waits until every contact the page began has ended in the log, so that no record of an
+        earlier test comes after the next one's mark."""
+        def ended():
+            touches = [r for r in self.daemon.records() if r.get("event") == "touch" and r.get("source") == "panel"]
+            downs = sum(r.get("phase") == "down" for r in touches)
+            return sum(r.get("phase") in ("up", "cancel") for r in touches) >= downs
+        self.assertTrue(wait_until(ended, timeout), "contacts of an earlier test never ended")
+        self.assertTrue(self.browser.wait_for("!document.querySelector('.pressed')", timeout))
+
+    def tap_at(self, x, y, fingers=0):
+        self.browser.touch("touchStart", [(x, y, fingers)])
+        self.browser.touch("touchEnd", [])
+
+
+class GeometryTests(PanelCase):
+    """The page draws every hittable grid at its rect, however the window is sized."""
+
+    VIEWPORTS = [(800, 480, 1), (1600, 960, 1), (1000, 1000, 1), (800, 480, 2), (480, 272, 1),
+                 (1280, 400, 1)]
+
+    def check_geometry(self, W, H, dpr):
+        self.browser.set_viewport(W, H, dpr)
+        layout = self.daemon.get("layout")
+        s = min(W / layout["width"], H / layout["height"])
+        ox, oy = (W - layout["width"] * s) / 2, (H - layout["height"] * s) / 2
+        want = {g["path"]: [ox + g["rect"][0] * s, oy + g["rect"][1] * s, g["rect"][2] * s, g["rect"][3] * s]
+                for g in layout["grids"]}
+
+        def differences():
+            page = self.shown()
+            if page["viewport"] != [W, H, dpr]:
+                return [f"viewport is {page['viewport']}, not yet {[W, H, dpr]}"]
+            out = []
+            if set(page["cells"]) != set(want):
+                out.append(f"drawn paths {sorted(page['cells'])} != /layout's {sorted(want)}")
+            for path, rect in want.items():
+                got = page["cells"].get(path, {}).get("rect")
+                if got and any(abs(a - b) > 0.5 for a, b in zip(got, rect)):
+                    out.append(f"{path}: drawn at {[round(v, 2) for v in got]}, want {[round(v, 2) for v in rect]}")
+            return out
+        wait_until(lambda: not differences(), 2)   # the page re-fits on its resize event
+        diff = differences()
+        if diff:
+            self.fail(f"layout {layout['layout']!r} in a {W}x{H} window at dpr {dpr} (scale {s:.4f}), "
+                      f"{len(diff)} difference(s): " + "; ".join(diff[:6]) + ("; ..." if len(diff) > 6 else ""))
+
+    def test_cells_at_their_rects(self):
+        try:
+            for W, H, dpr in self.VIEWPORTS:
+                with self.subTest(viewport=(W, H, dpr)):
+                    self.check_geometry(W, H, dpr)
+            self.daemon.control({"op": "use", "layout": "settings"})
+            self.wait_shows("settings")
+            for W, H, dpr in [(800, 480, 1), (1000, 1000, 2)]:
+                with self.subTest(layout="settings", viewport=(W, H, dpr)):
+                    self.check_geometry(W, H, dpr)
+        finally:
+            self.daemon.control({"op": "use", "layout": "home"})
+            self.wait_shows("home")
+            self.check_geometry(800, 480, 1)
+
+    def test_page_is_kiosk_safe(self):
+        b = self.browser
+        self.assertEqual(b.evaluate("document.title"), TITLE, "the configured title, HTML-escaped by the daemon")
+        viewport = b.evaluate("document.querySelector('meta[name=viewport]')?.content || ''")
+        self.assertIn("user-scalable=no", viewport.replace(" ", ""))
+        style = b.evaluate("""(() => { const p = getComputedStyle(document.getElementById("panel")),
+            bs = getComputedStyle(document.body);
+            return {touch: p.touchAction, select: bs.userSelect, overflow: bs.overflow,
+                    callout: bs.webkitTouchCallout || "none",
+                    scroll: [document.documentElement.scrollWidth, document.documentElement.scrollHeight,
+                             innerWidth, innerHeight]}; })()""")
+        self.assertEqual(style["touch"], "none", style)
+        self.assertEqual(style["select"], "none", style)
+        self.assertEqual(style["overflow"], "hidden", style)
+        sw, sh, w, h = style["scroll"]
+        self.assertTrue(sw <= w and sh <= h, f"the page scrolls: {style['scroll']}")
+        prevented = b.evaluate("""(() => { const e = new MouseEvent("contextmenu", {bubbles: true, cancelable: true});
+            document.querySelector("[data-path]").dispatchEvent(e); return e.defaultPrevented; })()""")
+        self.assertTrue(prevented, "a contextmenu event is not prevented")
+        # Nothing from outside: no script, style or image with a src/href, no external font.
+        external = b.evaluate("""[...document.querySelectorAll("[src],link[href]")].map(e => e.outerHTML)""")
+        self.assertEqual(external, [], "outside resources")
+
+    def test_screenshot(self):
+        """PANEL_SCREENSHOT=docs/panel.png makes the README's picture."""
+        d = self.daemon
+        d.control({"op": "set", "grid": "title", "text": "Kitchen"})
+        d.control({"op": "set", "grid": "volume", "text": "Volume 42 %", "value": 42})
+        d.control({"op": "set", "grid": "lamp", "text": "Lamp", "active": True})
+        d.control({"op": "set", "grid": "zoom", "text": "Zoom (off)", "enabled": False})
+        labels = ["Lights", "Blinds", "Music", "Radio", "Timer", "Scenes"]
+        pad = [g["path"] for g in d.get("layout")["grids"] if g["path"].startswith("1/")]
+        for path, label in zip(pad, labels):
+            d.control({"op": "set", "grid": path, "text": label})
+        d.control({"op": "set", "grid": pad[2], "active": True})
+        try:
+            self.browser.set_viewport(800, 480)
+            ok = self.browser.wait_for("document.querySelector('[data-active=\"true\"]') && "
+                                       "document.querySelector('[data-enabled=\"false\"]') && "
+                                       "[...document.querySelectorAll('[data-path]')].some(e => e.textContent === 'Scenes')", 2)
+            self.assertTrue(ok, f"the state set is not shown: {self.shown()}")
+            time.sleep(0.3)  # let the 120 ms colour transitions finish
+            path = os.environ.get("PANEL_SCREENSHOT") or os.path.join(self.dir, "panel.png")
+            self.browser.screenshot(path)
+            with open(path, "rb") as f:
+                head = f.read(24)
+            self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+            self.assertEqual(struct.unpack(">II", head[16:24]), (800, 480), f"{path}'s size")
+            print(f"\n  screenshot: {path}", file=sys.stderr)
+        finally:
+            for grid in ["title", "volume", "lamp", "zoom"] + pad:
+                d.control({"op": "set", "grid": grid, "text": None, "active": None, "value": None,
+                           "enabled": None})
+
+
+class InputTests(PanelCase):
+    """Touches and clicks in the page are contacts the daemon classes like the socket's."""
+
+    touch = True
+
+    def setUp(self):
+        self.layout = self.wait_shows("home")
+        self.settle()
+
+    def test_touch_taps_each_cell(self):
+        names = [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")][:4] + ["title", "volume"]
+        for name in names:
+            x, y, path = self.centre(self.layout, name)
+            since = self.mark()
+            self.tap_at(x, y)
+            tap = self.wait_records(since, is_tap)[0]
+            self.assertEqual((tap.get("hit"), tap.get("class"), tap.get("source")), (path, "tap", "panel"),
+                             f"a touch at ({x:.1f}, {y:.1f}) on {name} ({path}) was recorded as {tap}")
+            down = [r for r in self.daemon.records()[since:] if r.get("event") == "touch" and r.get("phase") == "down"]
+            self.assertTrue(down and down[0].get("layout") == "home" and down[0].get("source") == "panel"
+                            and "conn" in down[0], f"the down record: {down}")
+
+    def test_two_fingers_two_slots(self):
+        p = [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")]
+        (x0, y0, a), (x1, y1, b) = self.centre(self.layout, p[0]), self.centre(self.layout, p[4])
+        since = self.mark()
+        self.browser.touch("touchStart", [(x0, y0, 0), (x1, y1, 1)])
+        self.browser.touch("touchEnd", [])
+        taps = self.wait_records(since, is_tap, count=2)
+        self.assertEqual(sorted(t.get("hit") for t in taps), sorted([a, b]), f"two fingers: {taps}")
+        slots = sorted(r.get("slot") for r in self.daemon.records()[since:]
+                       if r.get("event") == "touch" and r.get("phase") == "down")
+        self.assertEqual(slots, [0, 1], "each finger its own slot")
+
+    def test_long_press(self):
+        x, y, path = self.centre(self.layout, "menu")
+        since = self.mark()
+        self.browser.touch("touchStart", [(x, y)])
+        time.sleep((LONG_PRESS_MS + 300) / 1000)
+        self.browser.touch("touchEnd", [])
+        tap = self.wait_records(since, is_tap)[0]
+        self.assertEqual((tap.get("hit"), tap.get("class"), tap.get("handler")), (path, "long", "menu"),
+                         f"a {LONG_PRESS_MS + 300} ms press on menu: {tap}")
+        time.sleep(0.2)
+        self.assertEqual(len([r for r in self.daemon.records()[since:] if is_tap(r)]), 1,
+                         "the release after a long press must fire nothing")
+
+    def test_double_tap(self):
+        x, y, path = self.centre(self.layout, "zoom")
+        since = self.mark()
+        self.tap_at(x, y)
+        self.tap_at(x + 2, y)
+        tap = self.wait_records(since, is_tap)[0]
+        self.assertEqual((tap.get("hit"), tap.get("class"), tap.get("handler")), (path, "double", "zoom"),
+                         f"two quick taps on zoom: {tap}")
+        time.sleep(DOUBLE_TAP_MS / 1000 + 0.15)
+        self.assertEqual(len([r for r in self.daemon.records()[since:] if is_tap(r)]), 1,
+                         f"one double, nothing else: {[r for r in self.daemon.records()[since:] if is_tap(r)]}")
+
+    def test_swipe_is_no_tap(self):
+        x, y, _ = self.centre(self.layout, [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")][1])
+        since = self.mark()
+        self.browser.touch("touchStart", [(x, y)])
+        for dx in (10, 20, 30, 40):
+            self.browser.touch("touchMove", [(x + dx, y)])
+        self.browser.touch("touchEnd", [])
+        self.wait_records(since, lambda r: r.get("event") == "touch" and r.get("phase") in ("up", "cancel"))
+        time.sleep(0.3)
+        records = self.daemon.records()[since:]
+        phases = [r["phase"] for r in records if r.get("event") == "touch" and r.get("source") == "panel"]
+        self.assertEqual((phases[0], phases[-1]), ("down", "up"), f"touch records of the swipe: {phases}")
+        self.assertIn("move", phases)
+        self.assertEqual([r for r in records if is_tap(r)], [], "a swipe is not a tap")
+
+    def test_mouse_click(self):
+        x, y, path = self.centre(self.layout, [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")][5])
+        since = self.mark()
+        self.browser.click(x, y, "right")           # not the primary button: nothing
+        self.browser.click(x, y)
+        tap = self.wait_records(since, is_tap)[0]
+        self.assertEqual((tap.get("hit"), tap.get("class"), tap.get("source")), (path, "tap", "panel"),
+                         f"a left click on {path}: {tap}")
+        time.sleep(0.2)
+        taps = [r for r in self.daemon.records()[since:] if is_tap(r)]
+        self.assertEqual(len(taps), 1, f"a right click must not tap: {taps}")
+
+    def test_pressed_at_once(self):
+        x, y, path = self.centre(self.layout, "volume")
+        self.browser.touch("touchStart", [(x, y)])
+        try:
+            pressed = self.browser.evaluate("[...document.querySelectorAll('.pressed')].map(e => e.dataset.path)")
+            self.assertEqual(pressed, [path], "the touched cell shows pressed before any reply")
+        finally:
+            self.browser.touch("touchEnd", [])
+        self.assertTrue(self.browser.wait_for("!document.querySelector('.pressed')", 1), "pressed stays after up")
+
+
+class LiveTests(PanelCase):
+    """What the daemon changes shows in the page within a second."""
+
+    touch = True
+
+    def setUp(self):
+        self.daemon.control({"op": "use", "layout": "home"})
+        self.layout = self.wait_shows("home")
+        self.settle()
+
+    def test_use_switches_the_page(self):
+        self.daemon.control({"op": "use", "layout": "settings"})
+        self.wait_shows("settings", 1.0)
+        self.daemon.control({"op": "use", "layout": "home"})
+        self.wait_shows("home", 1.0)
+
+    def test_set_shows_text_and_state(self):
+        b = self.browser
+        path = self.daemon.control({"op": "set", "grid": "volume", "text": "42 %"})["grid"]
+        cell = f"document.querySelector('[data-path=\"{path}\"]')"
+        self.assertTrue(b.wait_for(f"{cell}.textContent === '42 %'", 1.0),
+                        f"set text: the cell shows {b.evaluate(cell + '.textContent')!r}{self.console()}")
+        self.daemon.control({"op": "set", "grid": "volume", "enabled": False, "active": True})
+        self.assertTrue(b.wait_for(f"{cell}.dataset.enabled === 'false' && {cell}.dataset.active === 'true'", 1.0),
+                        f"set enabled false, active true: {b.evaluate(cell + '.outerHTML')}")
+        self.daemon.control({"op": "set", "grid": "volume", "text": None, "enabled": None, "active": None})
+        self.assertTrue(b.wait_for(f"{cell}.textContent === 'volume' && {cell}.dataset.enabled === 'true' "
+                                   f"&& {cell}.dataset.active === 'false'", 1.0),
+                        f"cleared state: the name again: {b.evaluate(cell + '.outerHTML')}")
+
+    def test_toggle_shows_active(self):
+        x, y, path = self.centre(self.layout, "lamp")
+        cell = f"document.querySelector('[data-path=\"{path}\"]').dataset.active"
+        self.assertEqual(self.browser.evaluate(cell), "false")
+        self.tap_at(x, y)
+        self.assertTrue(self.browser.wait_for(f"{cell} === 'true'", 1.0), "a toggle tap: data-active not true")
+        self.tap_at(x, y)
+        self.assertTrue(self.browser.wait_for(f"{cell} === 'false'", 1.0), "a second toggle tap: not false again")
+
+    def test_tap_flips_the_page(self):
+        x, y, _ = self.centre(self.layout, "settings")
+        self.tap_at(x, y)
+        settings = self.wait_shows("settings", 1.0)
+        x, y, _ = self.centre(settings, "back")
+        self.tap_at(x, y)
+        self.wait_shows("home", 1.0)
+
+
+class RestartTests(PanelCase):
+    """The page survives the daemon: it reconnects and shows what the new daemon shows."""
+
+    touch = True
+
+    def test_comes_back_after_a_restart(self):
+        self.daemon.control({"op": "use", "layout": "settings"})
+        self.wait_shows("settings")
+        self.daemon.stop(signal.SIGKILL)
+        self.assertTrue(self.browser.wait_for("!document.getElementById('badge').hidden", 3),
+                        "no reconnecting badge after the daemon died")
+        time.sleep(0.5)
+        started = time.monotonic()
+        self.daemon.start()          # same port; it starts on initialLayout "home"
+        layout = self.wait_shows("home", 5.0)
+        self.assertTrue(self.browser.wait_for("document.getElementById('badge').hidden", 2),
+                        "the badge stays after the reconnect")
+        took = time.monotonic() - started
+        x, y, path = self.centre(layout, [g["path"] for g in layout["grids"] if g["path"].startswith("1/")][0])
+        since = self.mark()
+        self.tap_at(x, y)
+        tap = self.wait_records(since, is_tap)[0]
+        self.assertEqual((tap.get("hit"), tap.get("source")), (path, "panel"), f"a tap after the restart: {tap}")
+        print(f"\n  back {took:.2f} s after the restart", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--daemon", default=DAEMON)
+    args, rest = parser.parse_known_args()
+    DAEMON = os.path.abspath(args.daemon)
+    if not os.access(DAEMON, os.X_OK):
+        sys.exit(f"no tapgridd at {DAEMON} (build it, or pass --daemon PATH)")
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 typedef void (*tg_mhd_log_fn)(void *cls, const char *message);
@@ -51,4 +53,13 @@ static inline long long tg_mhd_timeout_ms(struct MHD_Daemon *daemon) {
     MHD_UNSIGNED_LONG_LONG timeout = 0;
     if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
     return (long long)timeout;
+}
+
+/// A duplicate (close-on-exec) of the connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD),
+/// or -1: the caller watches it for the peer hanging up while the connection is suspended, and
+/// closes it itself.
+static inline int tg_mhd_dup_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!info) return -1;
+    return fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 3);
 }

@@ -51,6 +51,8 @@ public enum HTTPAnswer {
 public protocol HTTPHandler: AnyObject {
     /// A request with its whole body: what to answer.
     func answer(_ request: HTTPRequest) -> HTTPAnswer
+    /// An event stream's answer was queued: its `hangupDescriptor` is known now.
+    func streamStarted(_ stream: HTTPEventStream)
     /// An event stream ended: its client went away, it was closed, or the server stopped.
     func streamEnded(_ stream: HTTPEventStream)
 }

@@ -119,11 +119,11 @@ public final class HTTPServer {
     private static let freeStream: MHD_ContentReaderFreeCallback = { cls in
         guard let cls else { return }
         let stream = Unmanaged<HTTPEventStream>.fromOpaque(cls).takeRetainedValue()
-        stream.finished()
         if let server = stream.server {
             server.streams[ObjectIdentifier(stream)] = nil
-            server.handler.streamEnded(stream)
+            server.handler.streamEnded(stream)  // before `finished` closes the descriptor it watches
         }
+        stream.finished()
     }
 
     private func queue(_ answer: HTTPAnswer, on connection: OpaquePointer) -> MHD_Result {
@@ -142,6 +142,7 @@ public final class HTTPServer {
             headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")] + extra
             stream.connection = connection
             stream.server = self
+            stream.hangupDescriptor = tg_mhd_dup_connection_fd(connection)
             response = MHD_create_response_from_callback(
                 UInt64.max, 4096, HTTPServer.readStream, Unmanaged.passRetained(stream).toOpaque(), HTTPServer.freeStream)
             if response != nil { streams[ObjectIdentifier(stream)] = stream }
@@ -153,6 +154,7 @@ public final class HTTPServer {
         for (name, value) in headers { MHD_add_response_header(response, name, value) }
         let result = MHD_queue_response(connection, UInt32(status), response)
         MHD_destroy_response(response)
+        if case .stream(let stream, _) = answer, result == MHD_Result.YES { handler.streamStarted(stream) }
         return result
     }
 }

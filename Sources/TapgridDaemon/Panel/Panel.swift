@@ -36,8 +36,12 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private var sessions: PanelSessions
     /// Each session's socketless connection, by its number.
     private var connections: [Int: Connection] = [:]
-    /// Open streams with the session each belongs to ("" for a stream without one).
-    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String)] = [:]
+    /// Open streams with the session each belongs to ("" for a stream without one) and the
+    /// registration of its hang-up watch.
+    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: LoopRegistration?)] = [:]
+    /// Hang-up watches by their loop token.
+    private var watched: [UInt64: HTTPEventStream] = [:]
+    private var nextWatchToken: UInt64 = 1
     /// The layout the streams were last shown: a switch, reload, load or unload changes it.
     private var shown: (generation: UInt64, layout: Int)
     /// One event's bytes (reused).
@@ -98,7 +102,16 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     // MARK: - The loop
 
-    func handle(token: UInt64, events: EpollEvents) { runServer() }
+    func handle(token: UInt64, events: EpollEvents) {
+        guard token != 0 else { return runServer() }
+        // A stream's client hung up: end it now (its place frees, its session starts its 10 s).
+        guard let stream = watched.removeValue(forKey: token) else { return }
+        if let watch = streams[ObjectIdentifier(stream)]?.watch {
+            loop.unregister(watch)
+            streams[ObjectIdentifier(stream)]?.watch = nil
+        }
+        stream.close()
+    }
 
     /// `MHD_run`, then its timer re-armed from `MHD_get_timeout` (after every run, always).
     private func runServer() {
@@ -241,7 +254,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             number = known
         }
         let stream = HTTPEventStream(tag: number)
-        streams[ObjectIdentifier(stream)] = (stream, session)
+        streams[ObjectIdentifier(stream)] = (stream, session, nil)
         scratch.removeAll()
         scratch.append(PanelDocuments.streamStart)
         let layout = layoutDocument()
@@ -250,8 +263,26 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         return .stream(stream)
     }
 
+    /// The stream's connection is known once its answer was queued: watch it for a hang-up.
+    func streamStarted(_ stream: HTTPEventStream) {
+        guard stream.hangupDescriptor >= 0, streams[ObjectIdentifier(stream)]?.watch == nil else { return }
+        let token = nextWatchToken
+        nextWatchToken += 1
+        do throws(Errno) {
+            let watch = try loop.register(stream.hangupDescriptor, events: [.readHangup], handler: self, token: token)
+            streams[ObjectIdentifier(stream)]?.watch = watch
+            watched[token] = stream
+        } catch {
+            log.warning("panel: cannot watch an event stream for hang-ups: \(error)")
+        }
+    }
+
     func streamEnded(_ stream: HTTPEventStream) {
         guard let entry = streams.removeValue(forKey: ObjectIdentifier(stream)) else { return }
+        if let watch = entry.watch {
+            loop.unregister(watch)
+            watched = watched.filter { $0.value !== stream }
+        }
         if !entry.session.isEmpty {
             sessions.streamClosed(entry.session, now: Clock.monotonicNanos())
             scheduleExpiry()

@@ -1,0 +1,459 @@
+#!/usr/bin/env python3
+"""The browser panel's HTTP server against a real tapgridd, without a browser: every guard of the
+contract ("Browser panel"), the token and its cookie, event streams (many at once, while socket
+taps run), sessions whose stream closed, and a panel on a Unix socket. After each refusal the
+daemon still serves the socket and the page.
+
+    python3 Tests/panel/test_server.py [--daemon .build/debug/tapgridd] [--cli .build/debug/tapgrid]
+"""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+DAEMON = ".build/debug/tapgridd"
+CLI = ".build/debug/tapgrid"
+
+LAYOUTS = {
+    "home": {"width": 800, "height": 480, "grid": {"cols": [
+        {"name": "a", "size": "50%", "tag": 1},
+        {"name": "b", "size": "50%", "tag": 2, "toggle": True}]}},
+    "other": {"width": 400, "height": 400, "grid": {"rows": [{"name": "c", "size": "fill", "tag": 3}]}},
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_until(predicate, timeout, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    return predicate()
+
+
+class Daemon:
+    """tapgridd on a temp config with a panel; SIGKILL if it does not stop."""
+
+    def __init__(self, panel, folder=None):
+        self.folder = folder or tempfile.mkdtemp(prefix="tgpanel-")
+        self.socket = os.path.join(self.folder, "s.sock")
+        self.events = os.path.join(self.folder, "events.jsonl")
+        config = {"socket": {"path": self.socket}, "eventLog": {"path": self.events}, "initialLayout": "home",
+                  "layouts": LAYOUTS, "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
+                  "panel": panel}
+        self.config = os.path.join(self.folder, "tapgrid.json")
+        with open(self.config, "w") as f:
+            json.dump(config, f)
+        self.process = None
+
+    def start(self):
+        self.stderr = open(os.path.join(self.folder, "stderr"), "w")
+        self.process = subprocess.Popen([DAEMON, "--config", self.config], stdout=self.stderr, stderr=self.stderr)
+        if not wait_until(lambda: os.path.exists(self.socket) or self.process.poll() is not None, 10):
+            raise AssertionError("tapgridd did not start: " + self.log())
+        if self.process.poll() is not None:
+            raise AssertionError("tapgridd exited: " + self.log())
+        return self
+
+    def log(self):
+        try:
+            with open(os.path.join(self.folder, "stderr")) as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process:
+            self.stderr.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def request(self, obj, timeout=5):
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(timeout)
+            s.connect(self.socket)
+            s.sendall((json.dumps(obj) + "\n").encode())
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        return json.loads(data)
+
+    def records(self):
+        try:
+            with open(self.events) as f:
+                return [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            return []
+
+
+def fetch(port, method, path, headers=None, body=None, host="127.0.0.1", timeout=5, unix=None):
+    """One request with exactly these headers (Host included unless given): (status, headers, body)."""
+    if unix:
+        connection = http.client.HTTPConnection("localhost", timeout=timeout)
+        sock = socket.socket(socket.AF_UNIX)
+        sock.settimeout(timeout)
+        sock.connect(unix)
+        connection.sock = sock
+    else:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = dict(headers or {})
+    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    if "Host" not in headers and host is not None:
+        headers["Host"] = host if unix else "%s:%d" % (host, port)
+    if body is not None:
+        headers.setdefault("Content-Length", str(len(body)))
+    for name, value in headers.items():
+        connection.putheader(name, value)
+    connection.endheaders(body)
+    response = connection.getresponse()
+    data = response.read()
+    result = (response.status, {k.lower(): v for k, v in response.getheaders()}, data)
+    connection.close()
+    return result
+
+
+def post(port, path, obj, headers=None, **kwargs):
+    all_headers = {"Content-Type": "application/json"}
+    all_headers.update(headers or {})
+    return fetch(port, "POST", path, all_headers, json.dumps(obj).encode(), **kwargs)
+
+
+class Stream:
+    """An event stream read on a thread: its events as (name, data) pairs."""
+
+    def __init__(self, port, session=None, host="127.0.0.1", headers=""):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        query = "?session=" + session if session else ""
+        self.sock.sendall(("GET /events%s HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" % (query, host, port, headers)).encode())
+        self.raw = b""
+        self.events = []
+        self.status = None
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        buffer = b""
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+                with self.lock:
+                    self.raw += chunk
+                    if self.status is None and b"\r\n" in buffer:
+                        self.status = int(buffer.split(b" ", 2)[1])
+                    # Chunked framing aside, events are "event: x\ndata: y\n\n".
+                    while b"\n\n" in buffer:
+                        block, buffer = buffer.split(b"\n\n", 1)
+                        name, data = None, None
+                        for line in block.split(b"\n"):
+                            if line.startswith(b"event: "):
+                                name = line[7:].decode()
+                            elif line.startswith(b"data: "):
+                                data = line[6:].decode()
+                        if name:
+                            self.events.append((name, json.loads(data)))
+        except OSError:
+            return
+
+    def named(self, name):
+        with self.lock:
+            return [data for event, data in self.events if event == name]
+
+    def close(self):
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+class GuardTests(unittest.TestCase):
+    """Every refusal the contract lists, and the daemon still serving after them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.port = free_port()
+        cls.daemon = Daemon({"listen": "127.0.0.1:%d" % cls.port, "hosts": ["kiosk.local"], "maxClients": 3}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def tearDown(self):
+        # After every refusal: the socket and the page still answer.
+        self.assertEqual(self.daemon.request({"op": "hit", "x": 10, "y": 10})["outcome"], "checked")
+        self.assertEqual(fetch(self.port, "GET", "/")[0], 200)
+
+    def test_the_page_and_layout_are_served(self):
+        status, headers, body = fetch(self.port, "GET", "/")
+        self.assertEqual(status, 200)
+        self.assertTrue(headers["content-type"].startswith("text/html"))
+        self.assertIn(b'id="panel"', body)
+        self.assertNotIn(b"{{title}}", body)
+        self.assertNotIn(b"http://", body.replace(b"http://www.w3.org", b""), "the page loads nothing from outside")
+        status, _, body = fetch(self.port, "GET", "/layout")
+        layout = json.loads(body)
+        self.assertEqual(status, 200)
+        self.assertEqual((layout["layout"], layout["width"], layout["height"]), ("home", 800, 480))
+        self.assertEqual([(g["path"], g["rect"]) for g in layout["grids"]], [("0", [0, 0, 400, 480]), ("1", [400, 0, 400, 480])])
+        self.assertEqual(fetch(self.port, "HEAD", "/")[0], 200)
+
+    def test_a_foreign_host_is_421(self):
+        status, _, body = fetch(self.port, "GET", "/layout", {"Host": "evil.example:%d" % self.port})
+        self.assertEqual(status, 421)
+        self.assertIn("evil.example", json.loads(body)["error"]["message"])
+        for host in ["localhost:%d" % self.port, "kiosk.local:%d" % self.port, "[::1]:%d" % self.port, "127.0.0.1"]:
+            self.assertEqual(fetch(self.port, "GET", "/layout", {"Host": host})[0], 200, host)
+
+    def test_a_foreign_origin_is_403(self):
+        status, _, body = post(self.port, "/tap", {"x": 10, "y": 10}, {"Origin": "http://evil.example"})
+        self.assertEqual(status, 403)
+        self.assertEqual(json.loads(body)["error"]["code"], "forbidden")
+        status, _, _ = post(self.port, "/tap", {"x": 10, "y": 10}, {"Origin": "http://127.0.0.1:%d" % self.port})
+        self.assertEqual(status, 200)
+
+    def test_a_wrong_content_type_is_415(self):
+        for content_type in ["text/plain", "application/x-www-form-urlencoded", None]:
+            headers = {"Content-Type": content_type} if content_type else {}
+            status, _, _ = fetch(self.port, "POST", "/tap", headers, b'{"x": 1, "y": 1}')
+            self.assertEqual(status, 415, content_type)
+        status, _, _ = fetch(self.port, "POST", "/tap", {"Content-Type": "application/json; charset=utf-8"}, b'{"x": 1, "y": 1}')
+        self.assertEqual(status, 200)
+
+    def test_a_100_kib_body_is_413(self):
+        body = b'{"x": 1, "y": 1, "pad": "' + b"x" * (100 * 1024) + b'"}'
+        status, _, _ = fetch(self.port, "POST", "/contact", {"Content-Type": "application/json"}, body)
+        self.assertEqual(status, 413)
+
+    def test_malformed_requests_are_400(self):
+        cases = [b"garbage", b'{"x": 1', b"[1, 2]", b'{"x": "a", "y": 1}', b"\xff\xfe\x00"]
+        for body in cases:
+            status, _, reply = fetch(self.port, "POST", "/tap", {"Content-Type": "application/json"}, body)
+            self.assertEqual(status, 400, body)
+            self.assertIn("error", json.loads(reply))
+        status, _, reply = post(self.port, "/contact", {"session": "s1", "phase": "press", "x": 1, "y": 1})
+        self.assertEqual(status, 400)
+        self.assertIn("phase", json.loads(reply)["error"]["message"])
+        status, _, reply = post(self.port, "/contact", {"session": "../etc", "phase": "down", "x": 1, "y": 1})
+        self.assertEqual(status, 400)
+        self.assertIn("session", json.loads(reply)["error"]["message"])
+        # Garbage bytes on the wire, not HTTP at all.
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+            s.sendall(b"\x16\x03\x01\x00\xff garbage \x00\r\n\r\n")
+            reply = s.recv(4096)
+        self.assertTrue(reply == b"" or reply.startswith(b"HTTP/1.1 400"), reply[:80])
+        self.assertEqual(fetch(self.port, "GET", "/nope")[0], 404)
+        self.assertEqual(fetch(self.port, "GET", "/contact")[0], 405)
+
+    def test_unknown_layout_is_the_sockets_error(self):
+        status, _, reply = post(self.port, "/tap", {"x": 1, "y": 1, "layout": "nope"})
+        self.assertEqual(status, 404)
+        self.assertEqual(json.loads(reply)["error"]["code"], "unknown_layout")
+
+    def test_too_many_streams_is_503(self):
+        streams = [Stream(self.port, "cap%d" % i) for i in range(3)]
+        try:
+            self.assertTrue(wait_until(lambda: all(s.named("layout") for s in streams), 5), "three streams open")
+            extra = Stream(self.port, "cap9")
+            self.assertTrue(wait_until(lambda: extra.status is not None, 5))
+            self.assertEqual(extra.status, 503)
+            extra.close()
+        finally:
+            for s in streams:
+                s.close()
+        # Closed streams free their places at once (their hang-up is watched), not at the next
+        # heartbeat 15 s later: a page that reloads gets its stream back within a second.
+        opened = []
+
+        def reopen():
+            stream = Stream(self.port, "cap10")
+            opened.append(stream)
+            wait_until(lambda: stream.status is not None, 2)
+            return stream.status == 200
+        try:
+            self.assertTrue(wait_until(reopen, 2, interval=0.1), "a stream opens within 2 s once others closed")
+        finally:
+            for stream in opened:
+                stream.close()
+
+
+class TokenTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.port = free_port()
+        folder = tempfile.mkdtemp(prefix="tgpanel-")
+        cls.token = "s3cret-token-0123456789"
+        token_file = os.path.join(folder, "token")
+        with open(token_file, "w") as f:
+            f.write(cls.token + "\n")
+        os.chmod(token_file, 0o600)
+        cls.daemon = Daemon({"listen": "127.0.0.1:%d" % cls.port, "tokenFile": token_file}, folder).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def test_every_request_needs_the_token(self):
+        for path in ["/", "/layout", "/events"]:
+            self.assertEqual(fetch(self.port, "GET", path)[0], 401, path)
+        self.assertEqual(post(self.port, "/tap", {"x": 1, "y": 1})[0], 401)
+        self.assertEqual(fetch(self.port, "GET", "/?token=wrong")[0], 401)
+        self.assertEqual(fetch(self.port, "GET", "/?token=" + self.token[:-1])[0], 401)
+        self.assertEqual(fetch(self.port, "GET", "/layout?token=" + self.token)[0], 401, "only the page takes ?token=")
+
+    def test_the_token_sets_a_strict_httponly_cookie(self):
+        status, headers, _ = fetch(self.port, "GET", "/?token=" + self.token)
+        self.assertEqual(status, 200)
+        cookie = headers["set-cookie"]
+        self.assertIn("tapgrid_panel=" + self.token, cookie)
+        self.assertIn("HttpOnly", cookie)
+        self.assertIn("SameSite=Strict", cookie)
+        jar = {"Cookie": "tapgrid_panel=" + self.token}
+        self.assertEqual(fetch(self.port, "GET", "/layout", jar)[0], 200)
+        self.assertEqual(post(self.port, "/tap", {"x": 1, "y": 1}, jar)[0], 200)
+        self.assertEqual(fetch(self.port, "GET", "/layout", {"Cookie": "tapgrid_panel=nope"})[0], 401)
+
+    def test_a_non_loopback_listen_without_token_is_a_config_error(self):
+        folder = tempfile.mkdtemp(prefix="tgpanel-")
+        try:
+            daemon = Daemon({"listen": "0.0.0.0:%d" % free_port()}, folder)
+            result = subprocess.run([CLI, "check", daemon.config], capture_output=True, text=True)
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("panel.listen", result.stdout + result.stderr)
+            self.assertIn("tokenFile", result.stdout + result.stderr)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+class StreamTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.port = free_port()
+        cls.daemon = Daemon({"listen": "127.0.0.1:%d" % cls.port}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def test_fifty_streams_get_every_socket_tap(self):
+        streams = [Stream(self.port, "fifty%d" % i) for i in range(50)]
+        try:
+            self.assertTrue(wait_until(lambda: all(s.named("layout") for s in streams), 10), "50 streams open")
+            taps = 300
+            start = time.monotonic()
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(self.daemon.socket)
+                reader = s.makefile("rb")
+                for i in range(taps):
+                    s.sendall(b'{"x": 100, "y": 100}\n')
+                    self.assertIn(b'"outcome":"dispatched"', reader.readline())
+            elapsed = time.monotonic() - start
+            complete = wait_until(lambda: all(len(st.named("tap")) >= taps for st in streams), 10)
+            counts = sorted(len(st.named("tap")) for st in streams)
+            self.assertTrue(complete, "taps per stream: min %d, max %d of %d" % (counts[0], counts[-1], taps))
+            seqs = [event["seq"] for event in streams[0].named("tap")]
+            self.assertEqual(seqs, sorted(seqs), "in order")
+            self.assertEqual(streams[7].named("tap")[0]["source"], "socket")
+            print("\n  %d socket taps with 50 streams open: %.0f taps/s" % (taps, taps / elapsed), file=sys.stderr)
+        finally:
+            for s in streams:
+                s.close()
+
+    def test_switches_sets_and_taps_reach_the_stream(self):
+        stream = Stream(self.port, "watcher")
+        try:
+            self.assertTrue(wait_until(lambda: stream.named("layout"), 5))
+            self.daemon.request({"op": "use", "layout": "other"})
+            self.assertTrue(wait_until(lambda: len(stream.named("layout")) >= 2, 2), "a layout event after use")
+            self.assertEqual(stream.named("layout")[-1]["layout"], "other")
+            self.daemon.request({"op": "use", "layout": "home"})
+            self.daemon.request({"op": "set", "grid": "a", "text": "42 %", "active": True})
+            self.assertTrue(wait_until(lambda: stream.named("state"), 2), "a state event after set")
+            self.assertEqual(stream.named("state")[-1],
+                             {"layout": "home", "path": "0", "text": "42 %", "active": True, "value": None, "enabled": None})
+            status, _, _ = post(self.port, "/contact", {"session": "watcher", "phase": "down", "slot": 0, "x": 600, "y": 10})
+            self.assertEqual(status, 200)
+            status, _, reply = post(self.port, "/contact", {"session": "watcher", "phase": "up", "slot": 0, "x": 600, "y": 10})
+            self.assertEqual(json.loads(reply)["taps"][0]["hit"]["path"], "1")
+            self.assertTrue(wait_until(lambda: stream.named("tap"), 2))
+            tap = stream.named("tap")[-1]
+            self.assertEqual((tap["hit"]["path"], tap["class"], tap["source"], tap["active"]), ("1", "tap", "panel", True))
+            status, _, layout = fetch(self.port, "GET", "/layout")
+            grids = {g["path"]: g for g in json.loads(layout)["grids"]}
+            self.assertEqual((grids["0"]["text"], grids["1"]["active"]), ("42 %", True))
+        finally:
+            stream.close()
+
+    def test_a_session_whose_stream_closed_for_10_s_has_its_contacts_cancelled(self):
+        stream = Stream(self.port, "leaver")
+        self.assertTrue(wait_until(lambda: stream.named("layout"), 5))
+        status, _, _ = post(self.port, "/contact", {"session": "leaver", "phase": "down", "slot": 3, "x": 100, "y": 100})
+        self.assertEqual(status, 200)
+        down = [r for r in self.daemon.records() if r.get("event") == "touch" and r.get("slot") == 3 and r["phase"] == "down"]
+        self.assertEqual(len(down), 1)
+        self.assertEqual(down[0]["source"], "panel")
+        conn = down[0]["conn"]
+        stream.close()
+
+        def cancels():
+            return [r for r in self.daemon.records() if r.get("event") == "touch" and r.get("conn") == conn and r["phase"] == "cancel"]
+        time.sleep(5)
+        self.assertEqual(cancels(), [], "not before 10 s")
+        self.assertTrue(wait_until(cancels, 8), "cancelled after 10 s without a stream")
+
+
+class UnixSocketTests(unittest.TestCase):
+    def test_a_panel_on_a_unix_socket(self):
+        folder = tempfile.mkdtemp(prefix="tgpanel-")
+        path = os.path.join(folder, "panel.sock")
+        daemon = Daemon({"listen": path}, folder).start()
+        try:
+            self.assertTrue(wait_until(lambda: os.path.exists(path), 5))
+            self.assertEqual(oct(os.stat(path).st_mode & 0o777), "0o660")
+            status, _, body = fetch(0, "GET", "/layout", unix=path)
+            self.assertEqual(status, 200)
+            self.assertEqual(json.loads(body)["layout"], "home")
+            self.assertEqual(fetch(0, "GET", "/layout", {"Host": "evil.example"}, unix=path)[0], 421)
+        finally:
+            daemon.stop()
+        self.assertFalse(os.path.exists(path), "the socket file is removed at stop")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    while args and args[0].startswith("--"):
+        if args[0] == "--daemon":
+            DAEMON = args[1]
+        elif args[0] == "--cli":
+            CLI = args[1]
+        else:
+            break
+        args = args[2:]
+    unittest.main(argv=[sys.argv[0]] + args, verbosity=2)

@@ -11,6 +11,7 @@ screenshot test's picture there (docs/panel.png is made that way).
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -128,8 +129,9 @@ class Daemon:
                                  f"within {timeout} s: {self.stderr()}")
 
     def stop(self, sig=signal.SIGTERM):
+        """Signals the daemon and waits (SIGKILL after 5 s); its exit status, None if not running."""
         if self.proc is None:
-            return
+            return None
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -137,14 +139,25 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
-        self.proc = None
+        status, self.proc = self.proc.returncode, None
+        return status
+
+    def stop_cleanly(self):
+        """SIGTERM; fails unless the daemon, having served a browser, exits with 0."""
+        status = self.stop()
+        if status not in (0, None):
+            raise AssertionError(f"tapgridd exited with {status} after SIGTERM: {self.stderr(12)}")
 
     def stderr(self, lines=30):
+        """The end of what the daemon wrote (of a crash: up to its backtrace, not the registers)."""
         try:
             with open(self.stderr_path, errors="replace") as f:
-                return "".join(f.readlines()[-lines:])
+                text = f.read()
         except OSError:
             return ""
+        all_lines = text.split("\nRegisters:")[0].rstrip().split("\n")
+        crash = next((i for i, line in enumerate(all_lines) if "Fatal error" in line or "crashed" in line), None)
+        return "\n".join(all_lines[crash:crash + lines] if crash is not None else all_lines[-lines:])
 
     def request(self, obj, timeout=5):
         """One socket request, its reply."""
@@ -200,7 +213,8 @@ class PanelCase(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="tapgrid-panel-")
         cls.addClassCleanup(shutil.rmtree, cls.dir, True)
         cls.daemon = Daemon(DAEMON, cls.dir, free_port())
-        cls.addClassCleanup(cls.daemon.stop)
+        cls.addClassCleanup(cls.daemon.stop)          # runs last: kills it if stop_cleanly failed
+        cls.addClassCleanup(cls.daemon.stop_cleanly)
         cls.daemon.start()
         cls.browser = Browser()
         cls.addClassCleanup(cls.browser.close)
@@ -348,6 +362,16 @@ class GeometryTests(PanelCase):
     def test_page_is_kiosk_safe(self):
         b = self.browser
         self.assertEqual(b.evaluate("document.title"), TITLE, "the configured title, HTML-escaped by the daemon")
+        # The daemon embeds page.html at build time: a stale build serves an older page.
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Sources/TapgridDaemon/Panel/page.html")
+        if os.path.exists(source):
+            with open(source) as f:
+                want = f.read()
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.daemon.port}/", timeout=5) as r:
+                served = r.read().decode()
+            untitled = lambda page: re.sub(r"<title>.*?</title>", "<title></title>", page, count=1, flags=re.S)
+            self.assertEqual(untitled(served), untitled(want),
+                             f"GET / is not {os.path.normpath(source)} as it is now: rebuild tapgridd")
         viewport = b.evaluate("document.querySelector('meta[name=viewport]')?.content || ''")
         self.assertIn("user-scalable=no", viewport.replace(" ", ""))
         style = b.evaluate("""(() => { const p = getComputedStyle(document.getElementById("panel")),

@@ -207,6 +207,7 @@ class PanelCase(unittest.TestCase):
     """A daemon and a chromium showing its panel at 800x480, for the tests of one class."""
 
     touch = False
+    viewport = (800, 480, 1)
 
     @classmethod
     def setUpClass(cls):
@@ -218,7 +219,7 @@ class PanelCase(unittest.TestCase):
         cls.daemon.start()
         cls.browser = Browser()
         cls.addClassCleanup(cls.browser.close)
-        cls.browser.set_viewport(800, 480)
+        cls.browser.set_viewport(*cls.viewport)
         if cls.touch:
             cls.browser.enable_touch()
         cls.browser.navigate(f"http://127.0.0.1:{cls.daemon.port}/")
@@ -428,10 +429,16 @@ class InputTests(PanelCase):
     """Touches and clicks in the page are contacts the daemon classes like the socket's."""
 
     touch = True
+    viewport = (1000, 800, 1.5)   # scale 1.25, centred 100 px down: layout units are not CSS pixels
 
     def setUp(self):
         self.layout = self.wait_shows("home")
         self.settle()
+        # Which cells the page flashes (on the daemon's `tap` events).
+        self.browser.evaluate("""window.flashed = []; window.flashWatch?.disconnect();
+            window.flashWatch = new MutationObserver(changes => { for (const c of changes)
+                if (c.target.classList.contains("flash")) flashed.push(c.target.dataset.path); });
+            flashWatch.observe(document.getElementById("panel"), {subtree: true, attributeFilter: ["class"]});""")
 
     def test_touch_taps_each_cell(self):
         names = [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")][:4] + ["title", "volume"]
@@ -445,6 +452,13 @@ class InputTests(PanelCase):
             down = [r for r in self.daemon.records()[since:] if r.get("event") == "touch" and r.get("phase") == "down"]
             self.assertTrue(down and down[0].get("layout") == "home" and down[0].get("source") == "panel"
                             and "conn" in down[0], f"the down record: {down}")
+            grid = next(g for g in self.layout["grids"] if g["path"] == path)
+            cx, cy = grid["rect"][0] + grid["rect"][2] / 2, grid["rect"][1] + grid["rect"][3] / 2
+            self.assertTrue(abs(down[0]["x"] - cx) <= 1 and abs(down[0]["y"] - cy) <= 1,
+                            f"the down on {path} at layout ({down[0]['x']}, {down[0]['y']}), want its centre ({cx}, {cy})")
+            self.assertTrue(self.browser.wait_for(f"flashed.includes({json.dumps(path)})", 1),
+                            f"the page did not flash {path} on the daemon's tap event (flashed "
+                            f"{self.browser.evaluate('flashed')}){self.console()}")
 
     def test_two_fingers_two_slots(self):
         p = [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")]
@@ -509,6 +523,21 @@ class InputTests(PanelCase):
         time.sleep(0.2)
         taps = [r for r in self.daemon.records()[since:] if is_tap(r)]
         self.assertEqual(len(taps), 1, f"a right click must not tap: {taps}")
+
+    def test_blur_cancels_contacts(self):
+        x, y, path = self.centre(self.layout, [g["path"] for g in self.layout["grids"] if g["path"].startswith("1/")][3])
+        since = self.mark()
+        self.browser.touch("touchStart", [(x, y)])
+        self.browser.evaluate("window.dispatchEvent(new Event('blur'))")   # the kiosk window lost focus
+        cancel = self.wait_records(since, lambda r: r.get("event") == "touch" and r.get("phase") == "cancel")
+        self.assertEqual(cancel[0].get("source"), "panel", f"the cancel record: {cancel}")
+        self.assertFalse(self.browser.evaluate("!!document.querySelector('.pressed')"), "pressed after the blur")
+        self.browser.touch("touchEnd", [])
+        time.sleep(0.3)
+        records = self.daemon.records()[since:]
+        self.assertEqual([r for r in records if is_tap(r)], [], "a contact cancelled by a blur must not tap")
+        self.assertNotIn("up", [r.get("phase") for r in records if r.get("event") == "touch"],
+                         "the page sent an up for a contact it had cancelled")
 
     def test_pressed_at_once(self):
         x, y, path = self.centre(self.layout, "volume")

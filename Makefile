@@ -105,7 +105,7 @@ install: release
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)/tapgridd.service.d $(DESTDIR)$(USERUNITDIR) \
 	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)
 	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(BINDIR)/
-	for unit in tapgridd.service tapgridd.socket tapgridd.service.d/touch.conf tapgridd.service.d/mqtt.conf; do \
+	for unit in tapgridd.service tapgridd.socket tapgridd-panel.socket tapgridd.service.d/touch.conf tapgridd.service.d/mqtt.conf tapgridd.service.d/panel.conf; do \
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; done
 	for unit in tapgridd.service tapgridd.socket; do \
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; done
@@ -126,8 +126,9 @@ install: release
 # /var/lib/tapgrid and the group tapgrid-clients. Stop the units first.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tapgridd $(DESTDIR)$(BINDIR)/tapgrid
-	rm -f $(DESTDIR)$(UNITDIR)/tapgridd.service $(DESTDIR)$(UNITDIR)/tapgridd.socket \
-	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/touch.conf $(DESTDIR)$(UNITDIR)/tapgridd.service.d/mqtt.conf
+	rm -f $(DESTDIR)$(UNITDIR)/tapgridd.service $(DESTDIR)$(UNITDIR)/tapgridd.socket $(DESTDIR)$(UNITDIR)/tapgridd-panel.socket \
+	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/touch.conf $(DESTDIR)$(UNITDIR)/tapgridd.service.d/mqtt.conf \
+	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/panel.conf
 	rmdir $(DESTDIR)$(UNITDIR)/tapgridd.service.d 2>/dev/null || true
 	rm -f $(DESTDIR)$(USERUNITDIR)/tapgridd.service $(DESTDIR)$(USERUNITDIR)/tapgridd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md

@@ -71,13 +71,16 @@ public final class HTTPServer {
 
     public var streamCount: Int { streams.count }
 
-    /// Ends every stream, then stops (`MHD_stop_daemon`, after resuming every suspended
-    /// connection, as libmicrohttpd requires).
+    /// Ends every stream, then stops (`MHD_quiesce_daemon`, `MHD_stop_daemon`, after resuming
+    /// every suspended connection, as libmicrohttpd requires); the listening socket stays open.
     public func stop() {
         guard let daemon else { return }
         for stream in streams.values { stream.resumeToStop() }
         MHD_run(daemon)
         self.daemon = nil
+        // Hands the listening socket back first: it is the caller's to close (MHD_stop_daemon
+        // would close it too, and the caller's close would then be a double close).
+        _ = MHD_quiesce_daemon(daemon)
         MHD_stop_daemon(daemon)
     }
 
@@ -144,7 +147,7 @@ public final class HTTPServer {
             stream.server = self
             stream.hangupDescriptor = tg_mhd_dup_connection_fd(connection)
             response = MHD_create_response_from_callback(
-                UInt64.max, 4096, HTTPServer.readStream, Unmanaged.passRetained(stream).toOpaque(), HTTPServer.freeStream)
+                UInt64.max, 65_536, HTTPServer.readStream, Unmanaged.passRetained(stream).toOpaque(), HTTPServer.freeStream)
             if response != nil { streams[ObjectIdentifier(stream)] = stream }
         }
         guard let response else {

@@ -18,8 +18,10 @@ files() { (cd "$1" && find . \( -type f -o -type l \) -printf '%m %p\n' | sort);
 
 make -s install DESTDIR="$W/a" >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install DESTDIR=$W/a"; exit 1; }
 expected='644 ./etc/tapgrid/tapgrid.json
+644 ./usr/local/lib/systemd/system/tapgridd-panel.socket
 644 ./usr/local/lib/systemd/system/tapgridd.service
 644 ./usr/local/lib/systemd/system/tapgridd.service.d/mqtt.conf
+644 ./usr/local/lib/systemd/system/tapgridd.service.d/panel.conf
 644 ./usr/local/lib/systemd/system/tapgridd.service.d/touch.conf
 644 ./usr/local/lib/systemd/system/tapgridd.socket
 644 ./usr/local/lib/systemd/user/tapgridd.service

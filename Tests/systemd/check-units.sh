@@ -22,7 +22,7 @@ trap 'rm -rf "$W"' EXIT
 enable_dropin() {  # NAME KEYS COUNT WORDS
   local name=$1 keys=$2 count=$3 words=$4
   mkdir -p "$W/$name/tapgridd.service.d"
-  cp systemd/tapgridd.service systemd/tapgridd.socket "$W/$name/"
+  cp systemd/tapgridd.service systemd/tapgridd.socket systemd/tapgridd-panel.socket "$W/$name/"
   sed -E "s/^#($keys)=/\1=/" "systemd/tapgridd.service.d/$name.conf" > "$W/$name/tapgridd.service.d/$name.conf"
   [ "$(grep -cE "^($keys)=" "$W/$name/tapgridd.service.d/$name.conf")" = "$count" ] \
     || { echo "FAIL $name.conf: expected $words" >&2; exit 1; }
@@ -32,6 +32,8 @@ enable_dropin() {  # NAME KEYS COUNT WORDS
 enable_dropin touch 'SupplementaryGroups|DeviceAllow' 2 "two commented lines SupplementaryGroups= and DeviceAllow="
 enable_dropin mqtt 'PrivateNetwork|RestrictAddressFamilies|IPAddressAllow' 3 \
   "three commented lines PrivateNetwork=, RestrictAddressFamilies= and IPAddressAllow="
+# The panel on the socket systemd passes: the service keeps its private network.
+enable_dropin panel 'Sockets|IPAddressAllow' 2 "two commented lines Sockets= and IPAddressAllow= (the loopback panel)"
 
 rc=0
 if [ "$(id -u)" = 0 ]; then
@@ -40,20 +42,21 @@ if [ "$(id -u)" = 0 ]; then
       mount -n -t tmpfs tmpfs /usr/local/bin
       mount -n -t tmpfs tmpfs /run
       install -m 0755 "$BIN" /usr/local/bin/tapgridd
-      systemd-analyze verify --man=no systemd/tapgridd.socket systemd/tapgridd.service
+      systemd-analyze verify --man=no systemd/tapgridd.socket systemd/tapgridd.service systemd/tapgridd-panel.socket
       # drop-ins are found next to the unit (SYSTEMD_UNIT_PATH, then the built-in paths)
       SYSTEMD_UNIT_PATH="$W/touch:" systemd-analyze verify --man=no tapgridd.service
       SYSTEMD_UNIT_PATH="$W/mqtt:" systemd-analyze verify --man=no tapgridd.service
+      SYSTEMD_UNIT_PATH="$W/panel:" systemd-analyze verify --man=no tapgridd.service tapgridd-panel.socket
       mkdir -p /run/user-verify && XDG_RUNTIME_DIR=/run/user-verify \
         systemd-analyze --user verify --man=no systemd/user/tapgridd.socket systemd/user/tapgridd.service
-  ' 2>&1) && [ -z "$out" ]; then echo "PASS systemd-analyze verify: system units, touch and mqtt drop-ins enabled, user units"
+  ' 2>&1) && [ -z "$out" ]; then echo "PASS systemd-analyze verify: system units, touch, mqtt and panel drop-ins enabled, user units"
   else echo "$out"; echo "FAIL systemd-analyze verify"; rc=1; fi
 else
   echo "SKIP systemd-analyze verify: needs root (a private mount namespace puts tapgridd at ExecStart's path)"
 fi
 
-for variant in systemd "$W/touch"; do
-  label=$([ "$variant" = systemd ] && echo "tapgridd.service" || echo "tapgridd.service + touch.conf")
+for variant in systemd "$W/touch" "$W/panel"; do
+  label=$([ "$variant" = systemd ] && echo "tapgridd.service" || echo "tapgridd.service + $(basename "$variant").conf")
   if out=$(cd "$variant" && systemd-analyze security --offline=true --threshold=10 --no-pager tapgridd.service 2>&1); then
     echo "PASS systemd-analyze security (exposure at most 1.0), $label: $(grep -o 'Overall exposure level.*' <<<"$out")"
   else

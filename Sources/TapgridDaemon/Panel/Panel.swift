@@ -46,6 +46,17 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private var shown: (generation: UInt64, layout: Int)
     /// One event's bytes (reused).
     private let scratch = ByteBuffer(capacity: 1024)
+    /// A tap event's data (reused).
+    private let eventData = ByteBuffer(capacity: 512)
+    /// Events not yet handed to the streams: they go out together every `eventBatchNanos`, so
+    /// a burst of socket taps costs the streams one write each per batch, not one per tap (with
+    /// 50 streams, per-tap writes cut the socket's request/response rate to a twentieth).
+    private let pending = ByteBuffer(capacity: 16_384)
+    private var flushTimer: LoopTimer!
+    /// At most one batch per this long: an event after a quiet spell goes out at once (a
+    /// person's tap, a `set`), a burst waits at most this long. Well under what a person sees.
+    static let eventBatchNanos: UInt64 = 20_000_000
+    private var lastFlush: UInt64 = 0
     private(set) var requests = 0
 
     init(
@@ -81,6 +92,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         heartbeat = loop.makeTimer(every: Self.heartbeatNanos) { [unowned self] in beat() }
         loop.schedule(heartbeat, after: Self.heartbeatNanos)
         expiry = loop.makeTimer { [unowned self] in expireSessions() }
+        flushTimer = loop.makeTimer { [unowned self] in flush() }
         // After the tap output's hook: the records of this wakeup are written before its events go.
         loop.onWakeupEnd { [unowned self] in wakeupEnded() }
         runServer()
@@ -94,6 +106,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         loop.schedule(runTimer, at: nil)
         loop.schedule(heartbeat, at: nil)
         loop.schedule(expiry, at: nil)
+        loop.schedule(flushTimer, at: nil)
         for connection in connections.values { connection.state = ConnectionState() }
         if let socketPath { try? Files.remove(socketPath) }
     }
@@ -253,6 +266,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             session = id
             number = known
         }
+        flush()  // what happened before it opened goes to the others alone
         let stream = HTTPEventStream(tag: number)
         streams[ObjectIdentifier(stream)] = (stream, session, nil)
         scratch.removeAll()
@@ -304,8 +318,20 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         stream.send(bytes)
     }
 
+    /// Queues the event in `scratch` for every stream (sent with the next batch).
     private func broadcast() {
-        for (_, entry) in streams { send(scratch.bytes, to: entry.stream) }
+        if pending.isEmpty { loop.schedule(flushTimer, at: max(Clock.monotonicNanos(), lastFlush &+ Self.eventBatchNanos)) }
+        pending.append(scratch.bytes)
+    }
+
+    /// Hands the batched events to every stream.
+    private func flush() {
+        guard !pending.isEmpty else { return }
+        lastFlush = Clock.monotonicNanos()
+        for (_, entry) in streams { send(pending.bytes, to: entry.stream) }
+        pending.removeAll(shrinkingAbove: 1 << 20)
+        loop.schedule(flushTimer, at: nil)
+        if server.resumed { runServer() }
     }
 
     private func broadcastLayout() {
@@ -319,10 +345,10 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
         guard !streams.isEmpty else { return }
-        let data = ByteBuffer(capacity: 512)
-        PanelDocuments.tap(decision, active: output.engine.active, source: source, into: data)
+        eventData.removeAll()
+        PanelDocuments.tap(decision, active: output.engine.active, source: source, into: eventData)
         scratch.removeAll()
-        PanelDocuments.event("tap", data: data.bytes, into: scratch)
+        PanelDocuments.event("tap", data: eventData.bytes, into: scratch)
         broadcast()
     }
 

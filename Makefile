@@ -22,7 +22,7 @@ SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 DOCDIR      = $(PREFIX)/share/doc/tapgrid
 CONFDIR     = /etc/tapgrid
 
-.PHONY: all build release deps test test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
+.PHONY: all build release deps test test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
 
 all: build
 
@@ -51,7 +51,15 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+	$(MAKE) test-panel test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+
+# The browser panel against the built daemon: its HTTP server without a browser (every guard,
+# tokens, 50 event streams, sessions), then the page in a real headless Chromium driven over the
+# DevTools protocol (Debian's chromium and python3-websocket; nothing is downloaded).
+test-panel: DEB_PACKAGES += chromium python3-websocket
+test-panel: build
+	python3 Tests/panel/test_server.py --daemon $(BIN)/tapgridd --cli $(BIN)/tapgrid
+	python3 Tests/panel/test_browser.py --daemon $(BIN)/tapgridd
 
 # The units: systemd-analyze verify and security (exposure at most 1.0); no systemd needed.
 test-systemd: build
@@ -70,7 +78,8 @@ test-systemd-e2e: release
 # The daemon in the foreground on examples/tapgrid.json; socket and event log in ./run/.
 run: build
 	@mkdir -p run
-	@echo "tapgridd: socket run/tapgrid.sock, event log run/events.jsonl; in another terminal:"
+	@echo "tapgridd: socket run/tapgrid.sock, event log run/events.jsonl, panel http://127.0.0.1:8480/"
+	@echo "  open http://127.0.0.1:8480/ in a browser, or in another terminal:"
 	@echo "  $(BIN)/tapgrid tap 100 100 --socket run/tapgrid.sock"
 	$(BIN)/tapgridd --config examples/tapgrid.json
 

@@ -9,6 +9,7 @@ draws) and from the event log (what the daemon recognized). PANEL_SCREENSHOT=PAT
 screenshot test's picture there (docs/panel.png is made that way).
 """
 import argparse
+import atexit
 import json
 import os
 import re
@@ -103,6 +104,7 @@ class Daemon:
         with open(self.config_path, "w") as f:
             json.dump(config, f, indent=1)
         self.proc = None
+        atexit.register(self.stop)   # even when the run is interrupted
 
     def start(self, timeout=10):
         env = {k: v for k, v in os.environ.items()
@@ -213,6 +215,7 @@ class PanelCase(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="tapgrid-panel-")
         cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+        atexit.register(shutil.rmtree, cls.dir, True)   # after the daemon's stop (atexit runs LIFO)
         cls.daemon = Daemon(DAEMON, cls.dir, free_port())
         cls.addClassCleanup(cls.daemon.stop)          # runs last: kills it if stop_cleanly failed
         cls.addClassCleanup(cls.daemon.stop_cleanly)
@@ -625,6 +628,11 @@ class RestartTests(PanelCase):
 
 
 if __name__ == "__main__":
+    # SIGTERM (a CI timeout) stops the run as Ctrl-C does (unittest would take a SystemExit for one
+    # test's error and go on); atexit then kills the daemons and chromiums.
+    def interrupted(*_):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupted)
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--daemon", default=DAEMON)
     args, rest = parser.parse_known_args()

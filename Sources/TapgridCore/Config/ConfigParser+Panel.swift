@@ -41,8 +41,12 @@ extension ConfigParser {
                 error("panel.title", "expected a non-empty string of at most 200 bytes without control characters, found " + shown(title))
             }
         }
-        if let limit = integer(value["maxClients"], path: "panel.maxClients", minimum: 1) {
-            if limit <= 10_000 { panel.maxClients = limit } else { error("panel.maxClients", "expected at most 10000 event streams, found \(limit)") }
+        if let limit = value["maxClients"] {
+            if case .number(let n) = limit, let int = n.int64, int >= 1, int <= 10_000 {
+                panel.maxClients = Int(int)
+            } else {
+                error("panel.maxClients", "expected an integer from 1 to 10000 (event streams), found " + shown(limit))
+            }
         }
         if case .tcp(let host, _) = panel.listen, !PanelConfig.isLoopback(host), panel.tokenFile == nil, value["tokenFile"] == nil {
             error("panel.listen", "\(jsonEscaped(panel.listen.text)) is not a loopback address, so the panel needs \"tokenFile\" "
@@ -54,9 +58,12 @@ extension ConfigParser {
     /// A `Host` header's name part as `hosts` lists it: a DNS name or an IPv4 or IPv6 address.
     static func isHostName(_ text: String) -> Bool {
         let bytes = text.utf8
-        return !bytes.isEmpty && bytes.count <= 253 && bytes.allSatisfy { byte in
+        guard !bytes.isEmpty && bytes.count <= 253 && bytes.allSatisfy({ byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2D || byte == 0x2E || byte == 0x3A
-        }
+        }) else { return false }
+        // A colon makes it an IPv6 address (hex digits, '.' and two colons at least), never `name:port`.
+        let colons = bytes.reduce(0) { $0 + ($1 == 0x3A ? 1 : 0) }
+        return colons == 0 || (colons >= 2 && text.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." })
     }
 }

@@ -23,7 +23,7 @@ public struct PanelConfig: Sendable, Equatable {
         if lowered == "localhost" || lowered.hasSuffix(".localhost") || lowered == "::1" { return true }
         let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && Int(part)! <= 255
+            !part.isEmpty && part.utf8.count <= 3 && part.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Int(part)! <= 255
         }
     }
 

@@ -89,17 +89,19 @@ check-example: build
 # tapgridd against a C epoll server (the machine's limit) and a Python asyncio server (what users
 # write), driven by the same C load clients: one table of medians of interleaved runs, with
 # callgrind's instructions per tap (Benchmarks/bench.py; a few minutes; gcc, valgrind).
-bench: DEB_PACKAGES += gcc valgrind mosquitto mosquitto-clients
+bench: DEB_PACKAGES += gcc valgrind mosquitto mosquitto-clients chromium python3-websocket
 bench: release
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/fleet-bench.py
+	python3 Benchmarks/panel-bench.py
 
 # The same in one short round (about 20 s), part of `make test`: every server answers every
 # shape, the three give the same answers, the table prints (figures too noisy to judge here).
-bench-quick: DEB_PACKAGES += gcc mosquitto mosquitto-clients
+bench-quick: DEB_PACKAGES += gcc mosquitto mosquitto-clients chromium python3-websocket
 bench-quick: release
 	python3 Benchmarks/bench.py --quick
 	python3 Benchmarks/fleet-bench.py --quick
+	python3 Benchmarks/panel-bench.py --quick
 
 # Engine figures: resolve throughput, hit-test latency against a naive scan, config load time,
 # memory per grid (Benchmarks/tapgrid-bench).

@@ -90,7 +90,9 @@ public final class HTTPServer {
         guard let cls, let connection, let context, let uploadSize else { return MHD_Result.NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = context.pointee else {
-            // The first call: the headers are in; the body (if any) comes next.
+            // The first call: the headers are in; the body (if any) comes next, and a client
+            // that waits for their ACK to send it gets it at once.
+            tg_mhd_quick_ack(connection)
             let request = HTTPRequest(
                 connection: connection, method: method.map { String(cString: $0) } ?? "",
                 path: url.map { String(cString: $0) } ?? "", maxBody: server.maxBody)

@@ -4,7 +4,7 @@
 public enum TCPListener {
     /// Binds and listens on the first address `host` resolves to (numeric addresses need no
     /// lookup; a name is resolved once, at start), non-blocking and close-on-exec, with
-    /// `SO_REUSEADDR` so a restarted daemon rebinds at once. An IPv6 socket is `IPV6_V6ONLY`:
+    /// `SO_REUSEADDR` so a restarted daemon rebinds at once, and `TCP_NODELAY`. An IPv6 socket is `IPV6_V6ONLY`:
     /// `[::]` listens on IPv6 alone, as written. The corresponding C functions are
     /// `getaddrinfo`, `socket`, `setsockopt`, `bind` and `listen`.
     /// - Throws: `SystemError` naming the address and the call that failed (`EADDRINUSE`, ...).
@@ -30,6 +30,9 @@ public enum TCPListener {
         let fd = OwnedFD(taking: raw)
         var one: CInt = 1
         _ = setsockopt(fd.rawValue, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<CInt>.size))
+        // Accepted sockets inherit it: small replies and events go out at once, not after
+        // Nagle's wait for the peer's delayed ACK (40 ms per request on loopback).
+        TCPSocketOptions.noDelay(fd.rawValue)
         if first.pointee.ai_family == AF_INET6 {
             _ = setsockopt(fd.rawValue, CInt(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<CInt>.size))
         }

@@ -21,4 +21,12 @@ public enum TCPSocketOptions {
         var value: CInt = 1
         _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_QUICKACK, &value, socklen_t(MemoryLayout<CInt>.size))
     }
+
+    /// `setsockopt(IPPROTO_TCP, TCP_NODELAY)`: small writes go out at once instead of waiting
+    /// for the previous segment's (delayed, up to 40 ms) ACK. Set on a listening socket, the
+    /// sockets it accepts inherit it.
+    public static func noDelay(_ fd: CInt) {
+        var value: CInt = 1
+        _ = setsockopt(fd, CInt(IPPROTO_TCP), TCP_NODELAY, &value, socklen_t(MemoryLayout<CInt>.size))
+    }
 }

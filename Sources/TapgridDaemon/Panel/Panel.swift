@@ -57,6 +57,14 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     /// person's tap, a `set`), a burst waits at most this long. Well under what a person sees.
     static let eventBatchNanos: UInt64 = 20_000_000
     private var lastFlush: UInt64 = 0
+    /// Tap events per batch at most: a page flashes cells, and more than this in 20 ms (2,500
+    /// taps a second) is no person's tapping but a load test or a replay. The rest of a batch's
+    /// taps are counted in one `skipped` event instead, so many open pages never slow the
+    /// socket's tap path (the event log and the fleet still get every tap; state and layout
+    /// events are never skipped).
+    static let maxTapEventsPerBatch = 50
+    private var tapEventsPending = 0
+    private var tapEventsSkipped = 0
     private(set) var requests = 0
 
     init(
@@ -326,6 +334,14 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     /// Hands the batched events to every stream.
     private func flush() {
+        if tapEventsSkipped > 0 {
+            scratch.removeAll()
+            let data = Array(#"{"taps":"#.utf8) + Array(String(tapEventsSkipped).utf8) + [0x7D]
+            data.withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
+            pending.append(scratch.bytes)
+        }
+        tapEventsPending = 0
+        tapEventsSkipped = 0
         guard !pending.isEmpty else { return }
         lastFlush = Clock.monotonicNanos()
         for (_, entry) in streams { send(pending.bytes, to: entry.stream) }
@@ -345,6 +361,11 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
         guard !streams.isEmpty else { return }
+        guard tapEventsPending < Self.maxTapEventsPerBatch else {
+            tapEventsSkipped += 1
+            return
+        }
+        tapEventsPending += 1
         eventData.removeAll()
         PanelDocuments.tap(decision, active: output.engine.active, source: source, into: eventData)
         scratch.removeAll()

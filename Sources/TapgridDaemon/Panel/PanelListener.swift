@@ -16,7 +16,9 @@ struct PanelListener: ~Copyable {
     static func open(_ settings: PanelConfig, passed: PassedDescriptor?, log: LogSink) -> PanelListener? {
         do throws(SystemError) {
             if let passed {
-                return PanelListener(socket: try UnixSocket.adoptListener(passed.fd), address: "the socket systemd passed (panel)")
+                let socket = try UnixSocket.adoptListener(passed.fd)
+                TCPSocketOptions.noDelay(socket.rawValue)  // ignored when it is a Unix socket
+                return PanelListener(socket: socket, address: "the socket systemd passed (panel)")
             }
             switch settings.listen {
             case .tcp(let host, let port):

@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""`make bench`'s browser-panel figures (README "Benchmarks"), against a release tapgridd with a
+panel on a free loopback port:
+
+  socket taps with 50 streams   request/response taps per second from Benchmarks/load-client.c,
+                                with no event stream open vs 50 open (read by one process),
+                                medians of interleaved rounds; target >= 0.9x.
+  touch to record               a touch in a real headless Chromium (Debian's, over DevTools) to
+                                the event log's record of its release: the page's pointerup time
+                                (performance.timeOrigin + event.timeStamp) against the record's
+                                monotonic "ms"; p50 and p99 over 200 touches; target p99 < 20 ms.
+  set to page                   a `set` on the socket to the page showing the new text (a
+                                MutationObserver's time in the page); p50 and p99 over 100 sets.
+
+usage: panel-bench.py [--quick]"""
+import json, os, selectors, socket, statistics, subprocess, sys, tempfile, shutil, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "Benchmarks")
+DAEMON = os.path.join(ROOT, ".build", "release", "tapgridd")
+sys.path.insert(0, BENCH)
+sys.path.insert(0, os.path.join(ROOT, "Tests", "panel"))
+bench = __import__("bench")
+
+READER = r'''
+import selectors, socket, sys
+port, count = int(sys.argv[1]), int(sys.argv[2])
+selector = selectors.DefaultSelector()
+for i in range(count):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /events?session=bench%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (i, port))
+    s.setblocking(False)
+    selector.register(s, selectors.EVENT_READ)
+opened = set()
+total = 0
+while True:
+    for key, _ in selector.select():
+        data = key.fileobj.recv(1 << 20)
+        if not data:
+            sys.exit(0)
+        total += len(data)
+        if key.fileobj not in opened and b"event: layout" in data:
+            opened.add(key.fileobj)
+            if len(opened) == count:
+                print("open", flush=True)
+'''
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    quick = "--quick" in sys.argv
+    bench.build()
+    work = tempfile.mkdtemp(prefix="tgpanelbench-")
+    port = free_port()
+    config = bench.daemon_config(work, "panel", bench.BENCH_GRID)
+    config["panel"] = {"listen": "127.0.0.1:%d" % port, "maxClients": 64}
+    config["layouts"]["bench"]["grid"] = {"rows": [
+        {"size": "10%", "cols": [{"name": "label", "size": "50%", "tag": 7}, {"name": "touch", "size": "50%", "tag": 8}]},
+        {"size": "fill", "matrix": {"cols": 10, "count": 100, "margin": 2, "tag": 1}}]}
+    path = os.path.join(work, "panel.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    lines = os.path.join(work, "lines")
+    bench.write_lines(lines, 100_000, 7)
+    server = bench.Server("panel", [DAEMON, "--config", path], os.path.join(work, "panel.sock"), work)
+    rows = []
+    reader = None
+    try:
+        # 1. Socket request/response with and without 50 streams.
+        seconds = 0.3 if quick else 1.5
+        rounds = 1 if quick else 5
+        samples = {"0": [], "50": []}
+        for r in range(rounds):
+            for streams in (["0", "50"] if r % 2 == 0 else ["50", "0"]):
+                if streams == "50":
+                    reader = subprocess.Popen([sys.executable, "-c", READER, str(port), "50"], stdout=subprocess.PIPE, text=True)
+                    if reader.stdout.readline().strip() != "open":
+                        raise SystemExit("the 50 event streams did not open")
+                one = bench.load("rr", server.sock, lines, 1, seconds)
+                samples[streams].append(one["ops"] / one["seconds"])
+                if reader:
+                    reader.kill()
+                    reader.wait()
+                    reader = None
+                    time.sleep(0.2)  # their hang-ups are noticed
+        a, b = statistics.median(samples["0"]), statistics.median(samples["50"])
+        rows.append(("socket request/response taps/s, 0 / 50 event streams", f"{a:,.0f}", f"{b:,.0f}", f"{b / a:.2f}x", ">=0.9x"))
+
+        # 2. Touch to record, 3. set to page, in a real Chromium.
+        from devtools import Browser
+        browser = Browser()
+        try:
+            browser.set_viewport(1000, 1000)
+            browser.enable_touch()
+            browser.navigate("http://127.0.0.1:%d/" % port)
+            if not browser.wait_for("document.querySelectorAll('[data-path]').length >= 100", 10):
+                raise SystemExit("the page did not draw the layout")
+            browser.evaluate("""(() => {
+                window.benchUps = [];
+                document.addEventListener('pointerup', e => benchUps.push(performance.timeOrigin + e.timeStamp), true);
+                window.benchShown = [];
+                const label = document.querySelector('[data-path="0/0"]');
+                new MutationObserver(() => benchShown.push([label.textContent, performance.timeOrigin + performance.now()]))
+                    .observe(label, {childList: true, characterData: true, subtree: true});
+                return true; })()""")
+            rect = browser.evaluate("(() => { const r = document.querySelector('[data-path=\"0/1\"]').getBoundingClientRect();"
+                                    " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+            touches = 20 if quick else 200
+            offset = time.time() - time.monotonic()  # the daemon's "ms" is CLOCK_MONOTONIC
+            # The page's clock (performance.timeOrigin + now) against this process's: the
+            # sample with the shortest round trip, its midpoint (within half that round trip).
+            samples = []
+            for _ in range(30):
+                before = time.time() * 1000
+                page = browser.evaluate("performance.timeOrigin + performance.now()")
+                after = time.time() * 1000
+                samples.append((after - before, page - (before + after) / 2))
+            rtt, skew = min(samples)
+            print(f"page clock - bench clock: {skew:+.2f} ms (+-{rtt / 2:.2f})", file=sys.stderr)
+            for i in range(touches):
+                browser.touch("touchStart", [(rect[0], rect[1], 1)])
+                browser.touch("touchEnd", [])
+                time.sleep(0.01)
+            ups = []
+            deadline = time.time() + 10
+            while len(ups) < touches and time.time() < deadline:
+                with open(os.path.join(work, "panel-events.jsonl")) as f:
+                    ups = [json.loads(l) for l in f if '"phase":"up"' in l]
+                time.sleep(0.05)
+            pages = browser.evaluate("benchUps")
+            if len(ups) != touches or len(pages) != touches:
+                raise SystemExit(f"touch to record: {len(pages)} pointerups, {len(ups)} up records of {touches}")
+            latency = [(offset + up["ms"] / 1000) * 1000 - (page - skew) for up, page in zip(ups, pages)]
+            rows.append((f"touch to record, {touches} touches in Chromium (ms)", f"p50 {percentile(latency, 50):.2f}",
+                         f"p99 {percentile(latency, 99):.2f}", "", "p99 < 20"))
+
+            sets = 20 if quick else 100
+            sent = []
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(server.sock)
+                replies = s.makefile("rb")
+                for i in range(sets):
+                    sent.append(time.time() * 1000)
+                    s.sendall(b'{"op":"set","grid":"label","text":"set %d"}\n' % i)
+                    replies.readline()
+                    time.sleep(0.02)
+            browser.wait_for(f"benchShown.some(e => e[0] === 'set {sets - 1}')", 5)
+            shown = {}
+            for text, at in browser.evaluate("benchShown"):
+                shown.setdefault(text, at)
+            delays = [shown[f"set {i}"] - skew - sent[i] for i in range(sets) if f"set {i}" in shown]
+            if len(delays) != sets:
+                raise SystemExit(f"set to page: {len(delays)} of {sets} sets shown")
+            rows.append((f"set to page, {sets} sets (ms)", f"p50 {percentile(delays, 50):.2f}",
+                         f"p99 {percentile(delays, 99):.2f}", "", ""))
+        finally:
+            browser.close()
+    finally:
+        if reader:
+            reader.kill()
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    width = max(len(r[0]) for r in rows)
+    print("\nBrowser panel" + (" (quick: figures too noisy to judge)" if quick else ""))
+    print(f"{'':{width}}  {'a':>10}  {'b':>10}  {'b/a':>6}  target")
+    for row in rows:
+        print(f"{row[0]:{width}}  {row[1]:>10}  {row[2]:>10}  {row[3]:>6}  {row[4]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -151,6 +151,9 @@ enum HumanReply {
             let state = mqtt.connected ? "connected" : "NOT CONNECTED" + (mqtt.lastError.map { " (\($0))" } ?? "")
             lines.append("mqtt: \(mqtt.broker) \(state)  backlog: \(mqtt.backlog)  published: \(mqtt.published)  dropped: \(mqtt.dropped)")
         }
+        if let panel = status.panel {
+            lines.append("panel: \(panel.address)  streams: \(panel.streams)  sessions: \(panel.sessions)  requests: \(panel.requests)")
+        }
         return lines.joined(separator: "\n")
     }
 

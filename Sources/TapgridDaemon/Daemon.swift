@@ -316,6 +316,8 @@ extension Daemon {
 
     var fleetStatus: StatusReply.MQTT? { fleet?.status }
 
+    var panelStatus: StatusReply.Panel? { panel?.status }
+
     /// A host name as a node name: its first label, with every character outside
     /// `[A-Za-z0-9_-]` made `_`, at most 64 (README "Running a fleet").
     static func nodeName(_ host: String) -> String {

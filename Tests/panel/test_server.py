@@ -386,6 +386,20 @@ class StreamTests(unittest.TestCase):
             for s in streams:
                 s.close()
 
+    def test_status_tells_the_panel(self):
+        stream = Stream(self.port, "status")
+        try:
+            self.assertTrue(wait_until(lambda: stream.named("layout"), 5))
+            panel = self.daemon.request({"op": "status"})["panel"]
+            self.assertEqual(panel["address"], "http://127.0.0.1:%d/" % self.port)
+            self.assertGreaterEqual(panel["streams"], 1)
+            self.assertGreaterEqual(panel["sessions"], 1)
+            self.assertGreaterEqual(panel["requests"], 1)
+            shown = subprocess.run([CLI, "status", "--socket", self.daemon.socket], capture_output=True, text=True)
+            self.assertIn("panel: http://127.0.0.1:%d/  streams: " % self.port, shown.stdout)
+        finally:
+            stream.close()
+
     def test_switches_sets_and_taps_reach_the_stream(self):
         stream = Stream(self.port, "watcher")
         try:

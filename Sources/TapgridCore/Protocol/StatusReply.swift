@@ -53,6 +53,25 @@ public struct StatusReply: Sendable, Equatable {
         }
     }
 
+    /// The browser panel (README, "Browser panel"), with `panel` in the config and serving.
+    public struct Panel: Sendable, Equatable {
+        /// `http://127.0.0.1:8480/`, the Unix socket's path, or the socket systemd passed.
+        public var address: String
+        /// Event streams open now (pages showing the panel, and other watchers).
+        public var streams: Int64
+        /// Page sessions known now (each owns its contacts).
+        public var sessions: Int64
+        /// HTTP requests answered since start.
+        public var requests: Int64
+
+        public init(address: String, streams: Int64, sessions: Int64, requests: Int64) {
+            self.address = address
+            self.streams = streams
+            self.sessions = sessions
+            self.requests = requests
+        }
+    }
+
     /// Seconds since the daemon started (milliseconds exact).
     public var uptime: Double?
     public var generation: Int64?
@@ -67,6 +86,8 @@ public struct StatusReply: Sendable, Equatable {
     public var pushed: [String]? = nil
     /// The fleet connection; nil without `mqtt` in the config.
     public var mqtt: MQTT? = nil
+    /// The browser panel; nil without `panel` in the config (or when it could not start).
+    public var panel: Panel? = nil
     /// The node's name and the daemon's version: only in the status the fleet publishes.
     public var node: String? = nil
     public var version: String? = nil
@@ -109,6 +130,11 @@ public struct StatusReply: Sendable, Equatable {
                 backlog: block["backlog"]?.int64Value ?? 0, published: block["published"]?.int64Value ?? 0,
                 dropped: block["dropped"]?.int64Value ?? 0, lastError: block["lastError"]?.stringValue)
         }
+        if let block = value["panel"], case .object = block {
+            panel = Panel(
+                address: block["address"]?.stringValue ?? "", streams: block["streams"]?.int64Value ?? 0,
+                sessions: block["sessions"]?.int64Value ?? 0, requests: block["requests"]?.int64Value ?? 0)
+        }
         node = value["node"]?.stringValue
         version = value["version"]?.stringValue
     }
@@ -144,6 +170,14 @@ public struct StatusReply: Sendable, Equatable {
                 block.int("published", mqtt.published)
                 block.int("dropped", mqtt.dropped)
                 block.string("lastError", mqtt.lastError)
+            }
+        }
+        if let panel {
+            object.object("panel") { block in
+                block.string("address", panel.address)
+                block.int("streams", panel.streams)
+                block.int("sessions", panel.sessions)
+                block.int("requests", panel.requests)
             }
         }
         if let node { object.string("node", node) }

@@ -119,7 +119,10 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         if let socketPath { try? Files.remove(socketPath) }
     }
 
-    var streamCount: Int { streams.count }
+    /// The `panel` block of `status`.
+    var status: StatusReply.Panel {
+        StatusReply.Panel(address: address, streams: Int64(streams.count), sessions: Int64(sessions.count), requests: Int64(requests))
+    }
 
     // MARK: - The loop
 

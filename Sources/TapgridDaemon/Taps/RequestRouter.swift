@@ -15,6 +15,8 @@ protocol DaemonControl: AnyObject {
     var pushedLayouts: [String] { get }
     /// The fleet connection's `mqtt` block of `status`, nil without `mqtt` in the config.
     var fleetStatus: StatusReply.MQTT? { get }
+    /// The browser panel's `panel` block of `status`, nil without a panel serving.
+    var panelStatus: StatusReply.Panel? { get }
 }
 
 /// What became of a `load` or `unload`.
@@ -153,6 +155,7 @@ final class RequestRouter: LineHandler {
             eventLog: StatusReply.EventLog(path: eventLog.path, ok: eventLog.ok, error: eventLog.lastError))
         status.pushed = control.pushedLayouts
         status.mqtt = control.fleetStatus
+        status.panel = control.panelStatus
         return status
     }
 }

@@ -30,6 +30,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case "touch": fuzzTouch(bytes)
     case "eventlog": fuzzEventLog(bytes)
     case "mqtt": fuzzMQTT(bytes)
+    case "panel": fuzzPanel(bytes)
     default: violated("unknown TAPGRID_FUZZ_TARGET \(fuzzTarget)")
     }
     return 0
@@ -413,4 +414,63 @@ func checkPushed(_ name: String, _ decision: FleetCommandDecision?) {
     guard case .success(let request) = ControlRequest.load(object) else { return }
     if request.layout != name { violated("a load line names \(request.layout), not \(name)") }
     fuzzControl(.load, object)
+}
+
+// MARK: - panel
+
+/// The browser panel's pure parts on hostile input: a `POST` body (contact or tap) becomes a
+/// socket request line of its op or a 400 that says why; a request head passes the guards only
+/// with a loopback or listed Host and, when a token is set, the token; the title never puts markup
+/// into the page.
+func fuzzPanel(_ bytes: [UInt8]) {
+    guard let first = bytes.first else { return }
+    let rest = Array(bytes.dropFirst())
+    switch first % 3 {
+    case 0:
+        let isContact = first & 0x04 != 0
+        let result = isContact ? PanelBody.contact(rest).map(\.line) : PanelBody.tap(rest)
+        switch result {
+        case .failure(let refusal):
+            if refusal.status != 400 || refusal.message.isEmpty { violated("a body refusal is not a 400 with a reason: \(refusal)") }
+            guard case .object? = try? JSONParser.parse(refusal.body, lenient: false) else { violated("a refusal's body is not JSON") }
+        case .success(let line):
+            guard case .object(let members)? = try? JSONParser.parse(line, lenient: false) else { violated("a panel line is not a JSON object") }
+            guard members.first?.key == "op" else { violated("a panel line does not start with its op") }
+            if members.dropFirst().contains(where: { !["slot", "x", "y", "layout", "id"].contains($0.key) }) {
+                violated("a panel line carries a key the panel does not pass on")
+            }
+            var request = Request()
+            let failure = line.withUnsafeBufferPointer { RequestScanner.scan($0, into: &request) }
+            if failure == nil, case .unknown = request.op { violated("the scanner read an unknown op from a panel line") }
+        }
+    case 1:
+        let parts = rest.split(separator: 0, maxSplits: 7, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        func part(_ index: Int) -> String? { index < parts.count && !parts[index].isEmpty ? parts[index] : nil }
+        let methods = ["GET", "POST", "HEAD", "PUT"]
+        let paths = ["/", "/layout", "/events", "/contact", "/tap", part(1) ?? "/x"]
+        let head = PanelRequestHead(
+            method: methods[Int(first >> 2) % methods.count], path: paths[Int(first >> 4) % paths.count], host: part(0),
+            origin: part(2), contentType: part(3), cookieToken: part(4), queryToken: part(5), bodyTooLarge: first & 0x80 != 0)
+        var config = PanelConfig()
+        config.hosts = ["kiosk.local"]
+        let token = first & 0x08 != 0 ? "0123456789abcdef-token" : nil
+        switch PanelGuard(config, token: token).decide(head) {
+        case .failure(let refusal):
+            if ![400, 401, 403, 404, 405, 413, 415, 421].contains(refusal.status) || refusal.message.isEmpty {
+                violated("an unexpected refusal: \(refusal)")
+            }
+        case .success(let route):
+            guard let host = head.host, let name = PanelGuard.hostName(host) else { violated("a request without a valid Host passed") }
+            if !PanelConfig.isLoopback(name) && name != "kiosk.local" && name != "127.0.0.1" { violated("Host \(host) passed") }
+            if let token, head.cookieToken != token && !(route == .page(setCookie: true) && head.queryToken == token) {
+                violated("a request without the token passed")
+            }
+            if head.bodyTooLarge && (route == .contact || route == .tap) { violated("a body over the limit passed") }
+        }
+    default:
+        let title = String(decoding: rest, as: UTF8.self)
+        let page = PanelDocuments.page(Array("<title>{{title}}</title>".utf8), title: title)
+        let inner = page.dropFirst(7).dropLast(8)
+        if inner.contains(0x3C) || inner.contains(0x3E) || inner.contains(0x22) { violated("the title put markup into the page") }
+    }
 }

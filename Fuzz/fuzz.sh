@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 export SWIFT_BACKTRACE=enable=no
 OUT=.build/fuzz
 BIN=$OUT/tapgrid-fuzz
-TARGETS="config request touch eventlog mqtt"
+TARGETS="config request touch eventlog mqtt panel"
 
 build() {
     mkdir -p $OUT
@@ -65,5 +65,5 @@ run() {
 case "${1:-}" in
     build) build ;;
     run) shift; run "$@" ;;
-    *) echo "usage: $0 build | run SECONDS [config|request|touch|eventlog|mqtt ...]" >&2; exit 64 ;;
+    *) echo "usage: $0 build | run SECONDS [config|request|touch|eventlog|mqtt|panel ...]" >&2; exit 64 ;;
 esac

@@ -71,7 +71,7 @@ extension ConfigLoader {
             return .success(try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
                 if let problem = notRegularProblem(status) { return problem }
                 if key == "mqtt.passwordFile" || key == "panel.tokenFile", StrictModes.applies, status.permissions & 0o044 != 0 {
-                    return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a password or token only root can read (chmod go-rwx \(file))"
+                    return "refused: it is readable by \(status.permissions & 0o040 != 0 ? "its group" : "others") (mode \(StrictModes.octal(status.permissions))); running as root, tapgrid reads a \(key == "panel.tokenFile" ? "token" : "password") only root can read (chmod go-rwx \(file))"
                 }
                 return nil
             })

@@ -443,6 +443,46 @@ class StreamTests(unittest.TestCase):
         self.assertTrue(wait_until(cancels, 8), "cancelled after 10 s without a stream")
 
 
+@unittest.skipUnless(shutil.which("systemd-socket-activate"), "systemd-socket-activate is missing (Debian: systemd)")
+class PassedSocketTests(unittest.TestCase):
+    def test_a_socket_systemd_passes_named_panel(self):
+        """As tapgridd-panel.socket passes it (FileDescriptorName=panel): the config's own listen
+        address is then unused, and the daemon still binds its Unix socket itself."""
+        port, unused = free_port(), free_port()
+        daemon = Daemon({"listen": "127.0.0.1:%d" % unused})
+        with open(os.path.join(daemon.folder, "stderr"), "w") as log:
+            process = subprocess.Popen(["systemd-socket-activate", "-l", "127.0.0.1:%d" % port, "--fdname=panel",
+                                        DAEMON, "--config", daemon.config], stdout=log, stderr=log)
+        try:
+            def listening():
+                try:
+                    with socket.socket() as probe:
+                        probe.settimeout(0.2)
+                        # Not a connection: systemd-socket-activate starts the daemon on the first one.
+                        probe.bind(("127.0.0.1", port))
+                    return False
+                except OSError:
+                    return True
+            self.assertTrue(wait_until(listening, 5), "systemd-socket-activate listens")
+            # The first connection starts the daemon (socket activation); it answers that one too.
+            status, _, body = fetch(port, "GET", "/layout", timeout=10)
+            self.assertEqual(status, 200, daemon.log())
+            self.assertEqual(json.loads(body)["layout"], "home")
+            self.assertTrue(wait_until(lambda: os.path.exists(daemon.socket), 5))
+            self.assertEqual(daemon.request({"op": "status"})["panel"]["address"], "the socket systemd passed (panel)")
+            with self.assertRaises(OSError):
+                socket.create_connection(("127.0.0.1", unused), timeout=1).close()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            self.assertIn("stopped cleanly", daemon.log())
+            shutil.rmtree(daemon.folder, ignore_errors=True)
+
+
 class UnixSocketTests(unittest.TestCase):
     def test_a_panel_on_a_unix_socket(self):
         folder = tempfile.mkdtemp(prefix="tgpanel-")

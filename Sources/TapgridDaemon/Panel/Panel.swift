@@ -57,14 +57,16 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     /// person's tap, a `set`), a burst waits at most this long. Well under what a person sees.
     static let eventBatchNanos: UInt64 = 20_000_000
     private var lastFlush: UInt64 = 0
-    /// Tap events per batch at most: a page flashes cells, and more than this in 20 ms (2,500
-    /// taps a second) is no person's tapping but a load test or a replay. The rest of a batch's
-    /// taps are counted in one `skipped` event instead, so many open pages never slow the
-    /// socket's tap path (the event log and the fleet still get every tap; state and layout
-    /// events are never skipped).
-    static let maxTapEventsPerBatch = 50
-    private var tapEventsPending = 0
-    private var tapEventsSkipped = 0
+    /// The batch's events but its taps (`layout` and `state`), in order, for streams that fell
+    /// behind, and how many taps the batch holds.
+    private let pendingLean = ByteBuffer(capacity: 4096)
+    private var tapsPending = 0
+    /// A stream with more than this waiting gets a batch's `layout` and `state` events and one
+    /// `skipped` event counting its taps instead of the taps themselves: a page only flashes cells
+    /// with them, and a reader that cannot keep up must not make the daemon copy and hold every
+    /// tap (the event log and the fleet still get every one; a stream that keeps up gets every
+    /// one too). Streams that take nothing for a megabyte are closed (`maxStreamBacklog`).
+    static let shedBacklog = 128 * 1024
     private(set) var requests = 0
 
     init(
@@ -330,25 +332,28 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     }
 
     /// Queues the event in `scratch` for every stream (sent with the next batch).
-    private func broadcast() {
+    private func broadcast(isTap: Bool = false) {
         if pending.isEmpty { loop.schedule(flushTimer, at: max(Clock.monotonicNanos(), lastFlush &+ Self.eventBatchNanos)) }
         pending.append(scratch.bytes)
+        if isTap { tapsPending += 1 } else { pendingLean.append(scratch.bytes) }
     }
 
-    /// Hands the batched events to every stream.
+    /// Hands the batched events to every stream (the lean batch to those behind).
     private func flush() {
-        if tapEventsSkipped > 0 {
-            scratch.removeAll()
-            let data = Array(#"{"taps":"#.utf8) + Array(String(tapEventsSkipped).utf8) + [0x7D]
-            data.withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
-            pending.append(scratch.bytes)
-        }
-        tapEventsPending = 0
-        tapEventsSkipped = 0
         guard !pending.isEmpty else { return }
         lastFlush = Clock.monotonicNanos()
-        for (_, entry) in streams { send(pending.bytes, to: entry.stream) }
+        if tapsPending > 0 {
+            scratch.removeAll()
+            let data = Array(#"{"taps":"#.utf8) + Array(String(tapsPending).utf8) + [0x7D]
+            data.withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
+            pendingLean.append(scratch.bytes)
+        }
+        for (_, entry) in streams {
+            send(entry.stream.backlog > Self.shedBacklog && tapsPending > 0 ? pendingLean.bytes : pending.bytes, to: entry.stream)
+        }
         pending.removeAll(shrinkingAbove: 1 << 20)
+        pendingLean.removeAll(shrinkingAbove: 1 << 16)
+        tapsPending = 0
         loop.schedule(flushTimer, at: nil)
         if server.resumed { runServer() }
     }
@@ -364,16 +369,11 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
         guard !streams.isEmpty else { return }
-        guard tapEventsPending < Self.maxTapEventsPerBatch else {
-            tapEventsSkipped += 1
-            return
-        }
-        tapEventsPending += 1
         eventData.removeAll()
         PanelDocuments.tap(decision, active: output.engine.active, source: source, into: eventData)
         scratch.removeAll()
         PanelDocuments.event("tap", data: eventData.bytes, into: scratch)
-        broadcast()
+        broadcast(isTap: true)
     }
 
     func stateChanged(layout: Int, grid: Int, state: CellState) {

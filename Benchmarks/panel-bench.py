@@ -114,8 +114,10 @@ def main():
                 new MutationObserver(() => benchShown.push([label.textContent, performance.timeOrigin + performance.now()]))
                     .observe(label, {childList: true, characterData: true, subtree: true});
                 return true; })()""")
-            rect = browser.evaluate("(() => { const r = document.querySelector('[data-path=\"0/1\"]').getBoundingClientRect();"
-                                    " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+            # Cells of both sizes in turn: the wide one of the top row and four of the matrix.
+            centres = browser.evaluate("""['0/1', '1/0', '1/44', '1/99', '1/55'].map(path => {
+                const r = document.querySelector('[data-path="' + path + '"]').getBoundingClientRect();
+                return [r.left + r.width / 2, r.top + r.height / 2]; })""")
             touches = 20 if quick else 200
             offset = time.time() - time.monotonic()  # the daemon's "ms" is CLOCK_MONOTONIC
             # The page's clock (performance.timeOrigin + now) against this process's: the
@@ -131,6 +133,7 @@ def main():
             for i in range(touches):
                 # A person's tap: the finger rests about 60 ms, and taps come a tenth of a second
                 # or more apart.
+                rect = centres[i % len(centres)]
                 browser.touch("touchStart", [(rect[0], rect[1], 1)])
                 time.sleep(0.06)
                 browser.touch("touchEnd", [])

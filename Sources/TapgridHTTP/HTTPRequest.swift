@@ -13,6 +13,8 @@ public final class HTTPRequest {
     public internal(set) var bodyTooLarge = false
     let maxBody: Int
     var answered = false
+    /// Set when the handler answered `.later`: its connection is suspended until it is given.
+    var later: HTTPLaterAnswer?
 
     init(connection: OpaquePointer, method: String, path: String, maxBody: Int) {
         self.connection = connection
@@ -45,6 +47,32 @@ public final class HTTPRequest {
 public enum HTTPAnswer {
     case body(status: Int, contentType: String, bytes: [UInt8], headers: [(String, String)] = [])
     case stream(HTTPEventStream, headers: [(String, String)] = [])
+    /// Not yet: the request waits (its connection suspended) until the owner calls
+    /// `HTTPLaterAnswer.answer(_:)` with a `.body`.
+    case later(HTTPLaterAnswer)
+}
+
+/// An answer the owner gives later (a request that must wait for an earlier one).
+public final class HTTPLaterAnswer {
+    var connection: OpaquePointer?
+    weak var server: HTTPServer?
+    public private(set) var answer: HTTPAnswer?
+
+    public init() {}
+
+    /// Whether it was answered already.
+    public var isAnswered: Bool { answer != nil }
+
+    /// Gives the answer and resumes the connection (`MHD_resume_connection`): libmicrohttpd
+    /// calls the access handler again, which sends it. Once; later calls do nothing.
+    public func answer(_ answer: HTTPAnswer) {
+        guard self.answer == nil else { return }
+        self.answer = answer
+        if let connection {
+            MHD_resume_connection(connection)
+            server?.resumed = true
+        }
+    }
 }
 
 /// What the server asks of its owner.

@@ -19,6 +19,8 @@ public final class HTTPServer {
     private let log: (String) -> Void
     /// Open event streams, by identity (each also retained by its response until freed).
     private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
+    /// Answers held with `HTTPAnswer.later`, their connections suspended.
+    var deferred: [ObjectIdentifier: HTTPLaterAnswer] = [:]
     /// A stream was resumed since the last `run()`: run again soon.
     public internal(set) var resumed = false
 
@@ -76,6 +78,10 @@ public final class HTTPServer {
     public func stop() {
         guard let daemon else { return }
         for stream in streams.values { stream.resumeToStop() }
+        for later in deferred.values where later.answer == nil {
+            later.answer(.body(status: 503, contentType: "application/json",
+                               bytes: Array(#"{"error":{"code":"stopping","message":"the daemon is stopping"}}"#.utf8) + [0x0A]))
+        }
         MHD_run(daemon)
         self.daemon = nil
         // Hands the listening socket back first: it is the caller's to close (MHD_stop_daemon
@@ -106,12 +112,36 @@ public final class HTTPServer {
             return MHD_Result.YES
         }
         guard !request.answered else { return MHD_Result.YES }
+        if let later = request.later {
+            // Resumed: answered now, or (a spurious call) suspended again until it is.
+            guard let answer = later.answer else {
+                MHD_suspend_connection(connection)
+                return MHD_Result.YES
+            }
+            request.answered = true
+            server.deferred[ObjectIdentifier(later)] = nil
+            return server.queue(answer, on: connection)
+        }
+        let answer = server.handler.answer(request)
+        if case .later(let later) = answer {
+            // Held until the owner answers: the connection waits suspended (no busy loop).
+            request.later = later
+            later.connection = connection
+            later.server = server
+            server.deferred[ObjectIdentifier(later)] = later
+            MHD_suspend_connection(connection)
+            return MHD_Result.YES
+        }
         request.answered = true
-        return server.queue(server.handler.answer(request), on: connection)
+        return server.queue(answer, on: connection)
     }
 
-    private static let completed: MHD_RequestCompletedCallback = { _, _, context, _ in
+    private static let completed: MHD_RequestCompletedCallback = { cls, _, context, _ in
         guard let context, let request = context.pointee else { return }
+        if let cls, let later = Unmanaged<HTTPRequest>.fromOpaque(request).takeUnretainedValue().later {
+            // Its client went away while it waited.
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().deferred[ObjectIdentifier(later)] = nil
+        }
         Unmanaged<HTTPRequest>.fromOpaque(request).release()
         context.pointee = nil
     }
@@ -142,6 +172,9 @@ public final class HTTPServer {
             response = bytes.withUnsafeBytes { raw in
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
             }
+        case .later:
+            log("an answer held for later was given as the answer")
+            return MHD_Result.NO
         case .stream(let stream, let extra):
             status = 200
             headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")] + extra

@@ -425,6 +425,33 @@ class StreamTests(unittest.TestCase):
         finally:
             stream.close()
 
+    def test_numbered_contacts_are_taken_in_their_order(self):
+        """A page sends each contact at once, numbered: an up that arrives before its down waits
+        for it (its reply then carries the tap), and a number that never comes is skipped after
+        half a second."""
+        replies = {}
+
+        def send(key, obj):
+            reply = post(self.port, "/contact", obj)
+            replies[key] = (time.monotonic(), reply)
+        up = threading.Thread(target=send, args=("up", {"session": "ordered", "phase": "up", "slot": 0, "x": 100, "y": 100, "n": 1}))
+        up.start()
+        time.sleep(0.2)
+        self.assertNotIn("up", replies, "the up waits for its down")
+        send("down", {"session": "ordered", "phase": "down", "slot": 0, "x": 100, "y": 100, "n": 0})
+        up.join(5)
+        taps = json.loads(replies["up"][1][2])["taps"]
+        self.assertEqual([(t["hit"]["path"], t["class"]) for t in taps], [("0", "tap")])
+        mine = [r for r in self.daemon.records() if r.get("event") == "touch" and r.get("source") == "panel" and r["slot"] == 0]
+        self.assertEqual([r["phase"] for r in mine][-2:], ["down", "up"], "recorded in the page's order")
+        started = time.monotonic()
+        send("gap", {"session": "ordered", "phase": "down", "slot": 1, "x": 100, "y": 100, "n": 5})
+        waited = replies["gap"][0] - started
+        self.assertEqual(replies["gap"][1][0], 200)
+        self.assertTrue(0.45 <= waited < 2, "skipped the missing numbers after %.2f s" % waited)
+        send("cancel", {"session": "ordered", "phase": "cancel", "slot": 1, "n": 6})
+        self.assertEqual(replies["cancel"][1][0], 200)
+
     def test_a_session_whose_stream_closed_for_10_s_has_its_contacts_cancelled(self):
         stream = Stream(self.port, "leaver")
         self.assertTrue(wait_until(lambda: stream.named("layout"), 5))

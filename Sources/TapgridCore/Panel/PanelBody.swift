@@ -2,9 +2,11 @@
 /// same op, so that the panel's contacts and taps take exactly the socket's path (its checks,
 /// its replies, its records).
 public enum PanelBody {
-    /// A contact: `{"session", "phase", "slot", "x", "y", "layout"}` → `{"op": phase, ...}`.
-    /// - Returns: the page's session id and the request line, or a 400 naming what was wrong.
-    public static func contact(_ body: [UInt8]) -> Result<(session: String, line: [UInt8]), PanelRefusal> {
+    /// A contact: `{"session", "phase", "slot", "x", "y", "layout", "n"}` → `{"op": phase, ...}`.
+    /// `n`, when given, is the contact's number in its session (0, 1, 2, ...): the daemon takes a
+    /// session's contacts in that order whatever order they arrive in (`PanelOrder`).
+    /// - Returns: the page's session id, `n`, and the request line, or a 400 naming what was wrong.
+    public static func contact(_ body: [UInt8]) -> Result<(session: String, line: [UInt8], number: Int?), PanelRefusal> {
         let members: [JSONMember]
         switch object(body) {
         case .failure(let refusal): return .failure(refusal)
@@ -17,7 +19,14 @@ public enum PanelBody {
               ["down", "move", "up", "cancel"].contains(phase) else {
             return .failure(PanelRefusal(400, "bad_request", "\"phase\" must be \"down\", \"move\", \"up\" or \"cancel\""))
         }
-        return .success((session, line(op: phase, members, keys: ["slot", "x", "y", "layout", "id"])))
+        var number: Int? = nil
+        if let given = members.first(where: { $0.key == "n" })?.value {
+            guard case .number(let n) = given, let value = n.int64, value >= 0, value < 1 << 53 else {
+                return .failure(PanelRefusal(400, "bad_request", "\"n\" must be the contact's number in its session: an integer from 0"))
+            }
+            number = Int(value)
+        }
+        return .success((session, line(op: phase, members, keys: ["slot", "x", "y", "layout", "id"]), number))
     }
 
     /// A tap: `{"x", "y", "layout"}` → `{"op": "tap", ...}`.

@@ -36,6 +36,9 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private var sessions: PanelSessions
     /// Each session's socketless connection, by its number.
     private var connections: [Int: Connection] = [:]
+    /// Each session's numbered contacts, in order (by connection number).
+    private var orders: [Int: PanelOrder<OrderedContact>] = [:]
+    private var orderTimer: LoopTimer!
     /// Open streams with the session each belongs to ("" for a stream without one) and the
     /// registration of its hang-up watch.
     private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: LoopRegistration?)] = [:]
@@ -103,6 +106,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         loop.schedule(heartbeat, after: Self.heartbeatNanos)
         expiry = loop.makeTimer { [unowned self] in expireSessions() }
         flushTimer = loop.makeTimer { [unowned self] in flush() }
+        orderTimer = loop.makeTimer { [unowned self] in expireOrders() }
         // After the tap output's hook: the records of this wakeup are written before its events go.
         loop.onWakeupEnd { [unowned self] in wakeupEnded() }
         runServer()
@@ -117,6 +121,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         loop.schedule(heartbeat, at: nil)
         loop.schedule(expiry, at: nil)
         loop.schedule(flushTimer, at: nil)
+        loop.schedule(orderTimer, at: nil)
         for connection in connections.values { connection.state = ConnectionState() }
         if let socketPath { try? Files.remove(socketPath) }
     }
@@ -189,7 +194,8 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             case .failure(let refusal): return refused(refusal)
             case .success(let contact):
                 guard let connection = session(contact.session) else { return refused(Self.sessionsFull) }
-                return answerLine(contact.line, on: connection)
+                guard let number = contact.number else { return answerLine(contact.line, on: connection) }
+                return ordered(contact.line, number: number, on: connection)
             }
         case .success(.tap):
             switch PanelBody.tap(request.body) {
@@ -223,6 +229,35 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         output.panelStreams.insert(number)
         scheduleExpiry()
         return connection
+    }
+
+    /// A numbered contact, carried out in its session's order: now with those it released, or
+    /// later, once the contacts before it came (or stopped being waited for).
+    private func ordered(_ line: [UInt8], number: Int, on connection: Connection) -> HTTPAnswer {
+        let later = HTTPLaterAnswer()
+        var order = orders[connection.number] ?? PanelOrder()
+        let ready = order.arrived(OrderedContact(line: line, answer: later), number: number, now: Clock.monotonicNanos())
+        orders[connection.number] = order
+        for contact in ready { contact.answer.answer(answerLine(contact.line, on: connection)) }
+        scheduleOrderExpiry()
+        return later.answer ?? .later(later)
+    }
+
+    private func scheduleOrderExpiry() {
+        loop.schedule(orderTimer, at: orders.values.compactMap(\.nextExpiry).min())
+    }
+
+    /// Early contacts that waited long enough: the missing ones before them are skipped.
+    private func expireOrders() {
+        let now = Clock.monotonicNanos()
+        for (number, var order) in orders {
+            let ready = order.expire(now: now)
+            orders[number] = order
+            guard !ready.isEmpty, let connection = connections[number] else { continue }
+            log.info("panel: session conn \(number): a contact did not arrive within 0.5 s; going on without it")
+            for contact in ready { contact.answer.answer(answerLine(contact.line, on: connection)) }
+        }
+        scheduleOrderExpiry()
     }
 
     /// The router answers the line as the socket's; its records are written before the reply goes.
@@ -395,6 +430,9 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private func expireSessions() {
         for number in sessions.expire(now: Clock.monotonicNanos()) {
             guard let connection = connections.removeValue(forKey: number) else { continue }
+            if var order = orders.removeValue(forKey: number) {
+                for contact in order.expire(now: .max) { contact.answer.answer(answerLine(contact.line, on: connection)) }
+            }
             router.connectionClosed(connection)
             output.panelStreams.remove(number)
         }
@@ -408,4 +446,10 @@ extension String {
         while text.last == set { text = text.dropLast() }
         return String(text)
     }
+}
+
+/// A numbered contact waiting for its turn: its request line and its HTTP answer.
+struct OrderedContact {
+    var line: [UInt8]
+    var answer: HTTPLaterAnswer
 }

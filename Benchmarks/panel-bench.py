@@ -47,10 +47,7 @@ while True:
 '''
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from waiting import free_port  # noqa: E402
 
 
 def percentile(values, p):

@@ -30,20 +30,8 @@ LAYOUTS = {
 }
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_until(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    return predicate()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from waiting import free_port, wait_until  # noqa: E402
 
 
 class Daemon:

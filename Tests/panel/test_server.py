@@ -145,20 +145,37 @@ class Stream:
         self.thread.start()
 
     def _read(self):
-        buffer = b""
+        wire = b""        # bytes as they came: headers, then chunked framing
+        body = b""        # the stream's text, de-chunked
+        headers_done = False
         try:
             while True:
                 chunk = self.sock.recv(65536)
                 if not chunk:
                     return
-                buffer += chunk
+                wire += chunk
                 with self.lock:
                     self.raw += chunk
-                    if self.status is None and b"\r\n" in buffer:
-                        self.status = int(buffer.split(b" ", 2)[1])
-                    # Chunked framing aside, events are "event: x\ndata: y\n\n".
-                    while b"\n\n" in buffer:
-                        block, buffer = buffer.split(b"\n\n", 1)
+                    if not headers_done:
+                        if self.status is None and b"\r\n" in wire:
+                            self.status = int(wire.split(b" ", 2)[1])
+                        if b"\r\n\r\n" not in wire:
+                            continue
+                        head, wire = wire.split(b"\r\n\r\n", 1)
+                        headers_done = True
+                        if b"chunked" not in head.lower():
+                            body, wire = wire, b""
+                    # Chunked framing: "<hex size>\r\n<data>\r\n", ending with size 0.
+                    while b"\r\n" in wire:
+                        size_line, rest = wire.split(b"\r\n", 1)
+                        size = int(size_line.split(b";")[0], 16)
+                        if len(rest) < size + 2:
+                            break
+                        body += rest[:size]
+                        wire = rest[size + 2:]
+                    # Events are "event: x\ndata: y\n\n" (comments start with ":").
+                    while b"\n\n" in body:
+                        block, body = body.split(b"\n\n", 1)
                         name, data = None, None
                         for line in block.split(b"\n"):
                             if line.startswith(b"event: "):

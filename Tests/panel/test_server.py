@@ -135,6 +135,7 @@ class Stream:
 
     def __init__(self, port, session=None, host="127.0.0.1", headers=""):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.settimeout(None)  # a quiet stream is no error: events may be 15 s apart
         query = "?session=" + session if session else ""
         self.sock.sendall(("GET /events%s HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" % (query, host, port, headers)).encode())
         self.raw = b""
@@ -281,6 +282,24 @@ class GuardTests(unittest.TestCase):
         status, _, reply = post(self.port, "/tap", {"x": 1, "y": 1, "layout": "nope"})
         self.assertEqual(status, 404)
         self.assertEqual(json.loads(reply)["error"]["code"], "unknown_layout")
+
+    def test_an_idle_connection_is_closed_after_30_s_but_not_a_quiet_stream(self):
+        stream = Stream(self.port, "quiet")
+        try:
+            self.assertTrue(wait_until(lambda: stream.named("layout"), 5))
+            with socket.create_connection(("127.0.0.1", self.port), timeout=40) as idle:
+                opened = time.monotonic()
+                idle.sendall(b"GET /layout HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and then nothing more
+                self.assertEqual(idle.recv(4096), b"", "closed without an answer")
+                waited = time.monotonic() - opened
+            self.assertTrue(29 <= waited <= 35, "closed after %.1f s" % waited)
+            # The event stream had no event for those 30 s: its heartbeats kept it, and it still delivers.
+            with stream.lock:
+                self.assertIn(b": heartbeat", stream.raw)
+            self.daemon.request({"op": "set", "grid": "b", "text": "still here"})
+            self.assertTrue(wait_until(lambda: any(e["text"] == "still here" for e in stream.named("state")), 2))
+        finally:
+            stream.close()
 
     def test_too_many_streams_is_503(self):
         streams = [Stream(self.port, "cap%d" % i) for i in range(3)]

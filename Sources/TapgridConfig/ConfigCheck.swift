@@ -50,8 +50,10 @@ extension ConfigLoader {
         case .success(let bytes):
             let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
             let token = String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
-            guard token.utf8.count >= 16, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                return .failure(PasswordProblem(text: "panel.tokenFile: \(file): the first line must be a token of at least 16 printable ASCII characters without spaces (e.g. from `head -c 24 /dev/urandom | base64`)"))
+            // A cookie's value: no space, `"`, `,`, `;` or `\` (RFC 6265's cookie-octet).
+            let cookieSafe = token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x2C && $0 != 0x3B && $0 != 0x5C }
+            guard token.utf8.count >= 16, cookieSafe else {
+                return .failure(PasswordProblem(text: "panel.tokenFile: \(file): the first line must be a token of at least 16 printable ASCII characters without spaces, quotes, commas, semicolons or backslashes, as it becomes a cookie (e.g. from `head -c 24 /dev/urandom | base64`)"))
             }
             return .success(token)
         }

@@ -364,6 +364,21 @@ class TokenTests(unittest.TestCase):
         self.assertEqual(post(self.port, "/tap", {"x": 1, "y": 1}, jar)[0], 200)
         self.assertEqual(fetch(self.port, "GET", "/layout", {"Cookie": "tapgrid_panel=nope"})[0], 401)
 
+    def test_a_token_that_cannot_be_a_cookie_is_a_config_error(self):
+        folder = tempfile.mkdtemp(prefix="tgpanel-")
+        try:
+            token_file = os.path.join(folder, "token")
+            with open(token_file, "w") as f:
+                f.write("abcdefgh;ijklmnopqrstuvwxyz\n")
+            os.chmod(token_file, 0o600)
+            daemon = Daemon({"listen": "127.0.0.1:%d" % free_port(), "tokenFile": token_file}, folder)
+            result = subprocess.run([CLI, "check", daemon.config], capture_output=True, text=True)
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("panel.tokenFile", result.stdout + result.stderr)
+            self.assertIn("semicolons", result.stdout + result.stderr)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
     def test_a_non_loopback_listen_without_token_is_a_config_error(self):
         folder = tempfile.mkdtemp(prefix="tgpanel-")
         try:

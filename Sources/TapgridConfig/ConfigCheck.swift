@@ -22,10 +22,7 @@ extension ConfigLoader {
             }
         }
         for (key, file) in (config?.mqtt?.files ?? []) + (config?.panel?.files ?? []) {
-            if let problem = mqttFileProblem(file, key: key) { diagnostics.append(Diagnostic(.error, file: path, problem)) }
-        }
-        if let file = config?.panel?.tokenFile, case .failure(let problem) = readToken(file) {
-            if mqttFileProblem(file, key: "panel.tokenFile") == nil { diagnostics.append(Diagnostic(.error, file: path, problem.text)) }
+            if let problem = fileProblem(file, key: key) { diagnostics.append(Diagnostic(.error, file: path, problem)) }
         }
         return (config, diagnostics)
     }
@@ -34,22 +31,15 @@ extension ConfigLoader {
     /// same `open` as the bytes (so the file checked is the file read).
     /// - Returns: the password, or why it cannot be read.
     public static func readPassword(_ file: String) -> Result<String, PasswordProblem> {
-        switch readMQTTFile(file, key: "mqtt.passwordFile") {
-        case .failure(let problem): return .failure(problem)
-        case .success(let bytes):
-            let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
-            return .success(String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self))
-        }
+        readSecretFile(file, key: "mqtt.passwordFile").map(firstLine)
     }
 
     /// The first line of the panel's `tokenFile`, read with the same checks as a password (a
     /// token is a password): at least 16 bytes, so that it cannot be guessed by trying.
     public static func readToken(_ file: String) -> Result<String, PasswordProblem> {
-        switch readMQTTFile(file, key: "panel.tokenFile") {
+        switch readSecretFile(file, key: "panel.tokenFile").map(firstLine) {
         case .failure(let problem): return .failure(problem)
-        case .success(let bytes):
-            let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
-            let token = String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+        case .success(let token):
             // A cookie's value: no space, `"`, `,`, `;` or `\` (RFC 6265's cookie-octet).
             let cookieSafe = token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x2C && $0 != 0x3B && $0 != 0x5C }
             guard token.utf8.count >= 16, cookieSafe else {
@@ -59,16 +49,24 @@ extension ConfigLoader {
         }
     }
 
-    /// Why a file named by the `mqtt` or `panel` block cannot be used, or nil.
-    static func mqttFileProblem(_ file: String, key: String) -> String? {
-        if case .failure(let problem) = readMQTTFile(file, key: key) { return problem.text }
+    /// Why a file named by the `mqtt` or `panel` block cannot be used, or nil; the token file is
+    /// read as the panel reads it, once, its content checked too.
+    static func fileProblem(_ file: String, key: String) -> String? {
+        let read = key == "panel.tokenFile" ? readToken(file).map { _ in () } : readSecretFile(file, key: key).map { _ in () }
+        if case .failure(let problem) = read { return problem.text }
         return nil
     }
 
-    /// A file named by the `mqtt` block: a regular file the process can read, and, read as root,
-    /// a `passwordFile` readable by root alone (as sshd's StrictModes refuses keys others can
-    /// read).
-    private static func readMQTTFile(_ file: String, key: String) -> Result<[UInt8], PasswordProblem> {
+    /// The first line of a secret file, without its `\r\n` or `\n`.
+    private static func firstLine(_ bytes: [UInt8]) -> String {
+        let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
+        return String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+    }
+
+    /// A file named by the `mqtt` or `panel` block: a regular file the process can read, and,
+    /// read as root, a `passwordFile` or `tokenFile` readable by root alone (as sshd's
+    /// StrictModes refuses keys others can read).
+    private static func readSecretFile(_ file: String, key: String) -> Result<[UInt8], PasswordProblem> {
         do throws(SystemError) {
             return .success(try Files.readFile(file, maxBytes: 1 << 20) { status -> String? in
                 if let problem = notRegularProblem(status) { return problem }

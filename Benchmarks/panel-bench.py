@@ -47,7 +47,7 @@ while True:
 '''
 
 
-from waiting import free_port  # noqa: E402
+from support import free_port  # noqa: E402
 
 
 def percentile(values, p):

@@ -76,7 +76,7 @@ CONFIG = {
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from waiting import free_port, wait_until  # noqa: E402
+from support import free_port, read_records, socket_request, wait_until  # noqa: E402
 
 
 class Daemon:
@@ -152,17 +152,7 @@ class Daemon:
 
     def request(self, obj, timeout=5):
         """One socket request, its reply."""
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(timeout)
-            s.connect(self.socket_path)
-            s.sendall(json.dumps(obj).encode() + b"\n")
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data)
+        return socket_request(self.socket_path, obj, timeout)
 
     def control(self, obj):
         reply = self.request(obj)
@@ -176,18 +166,7 @@ class Daemon:
 
     def records(self):
         """The event log's records (a torn last line is left out)."""
-        try:
-            with open(self.log_path) as f:
-                lines = f.read().split("\n")
-        except FileNotFoundError:
-            return []
-        out = []
-        for line in lines:
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                pass
-        return out
+        return read_records(self.log_path)
 
 
 def is_tap(record):

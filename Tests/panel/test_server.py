@@ -31,7 +31,7 @@ LAYOUTS = {
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from waiting import free_port, wait_until  # noqa: E402
+from support import free_port, read_records, socket_request, wait_until  # noqa: E402
 
 
 class Daemon:
@@ -78,24 +78,10 @@ class Daemon:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def request(self, obj, timeout=5):
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(timeout)
-            s.connect(self.socket)
-            s.sendall((json.dumps(obj) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        return json.loads(data)
+        return socket_request(self.socket, obj, timeout)
 
     def records(self):
-        try:
-            with open(self.events) as f:
-                return [json.loads(line) for line in f if line.strip()]
-        except FileNotFoundError:
-            return []
+        return read_records(self.events)
 
 
 def fetch(port, method, path, headers=None, body=None, host="127.0.0.1", timeout=5, unix=None):

@@ -22,7 +22,9 @@ struct tg_mhd_log_target {
 static void tg_mhd_logger(void *cls, const char *format, va_list ap) {
     struct tg_mhd_log_target *target = (struct tg_mhd_log_target *)cls;
     char message[512];
-    vsnprintf(message, sizeof message, format, ap);
+    int length = vsnprintf(message, sizeof message, format, ap);
+    if (length > (int)sizeof message - 1) length = (int)sizeof message - 1;
+    while (length > 0 && message[length - 1] == '\n') message[--length] = 0;  /* MHD ends most with one */
     target->fn(target->cls, message);
 }
 

@@ -283,7 +283,7 @@ final class Daemon: LoopHandler, DaemonControl {
     }
 }
 
-// MARK: - Pushed layouts
+// MARK: - The panel, the fleet and pushed layouts
 
 extension Daemon {
     /// The panel on its listener, with the token read (as `tapgrid check` reads it); nil, with

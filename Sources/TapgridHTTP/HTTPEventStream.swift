@@ -7,8 +7,6 @@ import Glibc
 /// resumes it (`MHD_resume_connection`). A suspended connection does not notice its client
 /// leaving: the owner's periodic heartbeat `send` is what finds dead streams.
 public final class HTTPEventStream {
-    /// The owner's tag for it (a session number, say).
-    public let tag: Int
     /// Queued bytes not yet taken by libmicrohttpd; the first `taken` of them are gone.
     private var queued: [UInt8] = []
     private var taken = 0
@@ -24,7 +22,7 @@ public final class HTTPEventStream {
     /// Closed by the stream when it ends, after `HTTPHandler.streamEnded`.
     public internal(set) var hangupDescriptor: CInt = -1
 
-    public init(tag: Int) { self.tag = tag }
+    public init() {}
 
     /// Bytes queued and not yet handed to libmicrohttpd.
     public var backlog: Int { queued.count - taken }

@@ -56,18 +56,16 @@ public enum HTTPAnswer {
 public final class HTTPLaterAnswer {
     var connection: OpaquePointer?
     weak var server: HTTPServer?
-    public private(set) var answer: HTTPAnswer?
+    /// The answer, once `answer(_:)` gave it.
+    public private(set) var given: HTTPAnswer?
 
     public init() {}
-
-    /// Whether it was answered already.
-    public var isAnswered: Bool { answer != nil }
 
     /// Gives the answer and resumes the connection (`MHD_resume_connection`): libmicrohttpd
     /// calls the access handler again, which sends it. Once; later calls do nothing.
     public func answer(_ answer: HTTPAnswer) {
-        guard self.answer == nil else { return }
-        self.answer = answer
+        guard given == nil else { return }
+        given = answer
         if let connection {
             MHD_resume_connection(connection)
             server?.resumed = true

@@ -15,7 +15,10 @@ public final class HTTPServer {
     private var daemon: OpaquePointer?
     private unowned let handler: HTTPHandler
     private let maxBody: Int
-    private var logTarget = tg_mhd_log_target()
+    /// Where libmicrohttpd's logger sends its messages: MHD keeps this pointer for the daemon's
+    /// lifetime, so it is allocated (a pointer to a stored property is valid only during the
+    /// call that took it).
+    private let logTarget = UnsafeMutablePointer<tg_mhd_log_target>.allocate(capacity: 1)
     private let log: (String) -> Void
     /// Open event streams, by identity (each also retained by its response until freed).
     private var streams: [ObjectIdentifier: HTTPEventStream] = [:]
@@ -36,21 +39,21 @@ public final class HTTPServer {
         self.maxBody = maxBody
         self.log = log
         let me = Unmanaged.passUnretained(self).toOpaque()
-        logTarget.fn = { cls, message in
+        logTarget.initialize(to: tg_mhd_log_target(fn: { cls, message in
             guard let cls, let message else { return }
             Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().log(String(cString: message))
-        }
-        logTarget.cls = me
-        daemon = withUnsafeMutablePointer(to: &logTarget) { target in
-            tg_mhd_start(listener, HTTPServer.access, me, HTTPServer.completed, me, target, UInt32(connectionLimit),
-                         UInt32(timeoutSeconds), memoryLimit)
-        }
+        }, cls: me))
+        daemon = tg_mhd_start(listener, HTTPServer.access, me, HTTPServer.completed, me, logTarget, UInt32(connectionLimit),
+                              UInt32(timeoutSeconds), memoryLimit)
         guard daemon != nil else {
             throw HTTPError(description: "MHD_start_daemon failed (see the messages before this one)")
         }
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        logTarget.deallocate()
+    }
 
     /// libmicrohttpd's epoll descriptor (`MHD_DAEMON_INFO_EPOLL_FD`), -1 once stopped.
     public var epollDescriptor: CInt { daemon.map { tg_mhd_epoll_fd($0) } ?? -1 }
@@ -71,14 +74,12 @@ public final class HTTPServer {
         return timeout < 0 ? nil : Int64(timeout)
     }
 
-    public var streamCount: Int { streams.count }
-
     /// Ends every stream, then stops (`MHD_quiesce_daemon`, `MHD_stop_daemon`, after resuming
     /// every suspended connection, as libmicrohttpd requires); the listening socket stays open.
     public func stop() {
         guard let daemon else { return }
         for stream in streams.values { stream.resumeToStop() }
-        for later in deferred.values where later.answer == nil {
+        for later in deferred.values where later.given == nil {
             later.answer(.body(status: 503, contentType: "application/json",
                                bytes: Array(#"{"error":{"code":"stopping","message":"the daemon is stopping"}}"#.utf8) + [0x0A]))
         }
@@ -114,7 +115,7 @@ public final class HTTPServer {
         guard !request.answered else { return MHD_Result.YES }
         if let later = request.later {
             // Resumed: answered now, or (a spurious call) suspended again until it is.
-            guard let answer = later.answer else {
+            guard let answer = later.given else {
                 MHD_suspend_connection(connection)
                 return MHD_Result.YES
             }

@@ -13,7 +13,7 @@ public enum PanelBody {
         case .success(let parsed): members = parsed
         }
         guard case .string(let session)? = members.first(where: { $0.key == "session" })?.value, isSessionID(session) else {
-            return .failure(PanelRefusal(400, "bad_request", "\"session\" must be the page's id: 1-64 characters of A-Z, a-z, 0-9, _ and -"))
+            return .failure(badSession)
         }
         guard case .string(let phase)? = members.first(where: { $0.key == "phase" })?.value,
               ["down", "move", "up", "cancel"].contains(phase) else {
@@ -33,6 +33,10 @@ public enum PanelBody {
     public static func tap(_ body: [UInt8]) -> Result<[UInt8], PanelRefusal> {
         object(body).map { line(op: "tap", $0, keys: ["x", "y", "layout", "id"]) }
     }
+
+    /// A `session` that cannot be one (in a contact's body or an event stream's query).
+    public static let badSession = PanelRefusal(
+        400, "bad_request", "\"session\" must be the page's id: 1-64 characters of A-Z, a-z, 0-9, _ and -")
 
     /// Whether `text` can be a session id: it names a connection in logs, so nothing odd.
     public static func isSessionID(_ text: String) -> Bool { MQTTConfig.isTopicName(text) }

@@ -39,9 +39,9 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     /// Each session's numbered contacts, in order (by connection number).
     private var orders: [Int: PanelOrder<OrderedContact>] = [:]
     private var orderTimer: LoopTimer!
-    /// Open streams with the session each belongs to ("" for a stream without one) and the
-    /// registration of its hang-up watch.
-    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: LoopRegistration?)] = [:]
+    /// Open streams with the session each belongs to ("" for a stream without one) and its
+    /// hang-up watch (its registration and loop token).
+    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: (LoopRegistration, token: UInt64)?)] = [:]
     /// Hang-up watches by their loop token.
     private var watched: [UInt64: HTTPEventStream] = [:]
     private var nextWatchToken: UInt64 = 1
@@ -93,7 +93,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         server = try HTTPServer(
             listener: self.listener.rawValue, handler: self, maxBody: PanelGuard.maxBodyBytes, connectionLimit: connectionLimit,
             timeoutSeconds: Self.idleSeconds, memoryLimit: 32 * 1024, log: { [unowned log] message in
-                log.warning("panel: libmicrohttpd: " + message.trimmingCharacters(in: "\n"))
+                log.warning("panel: libmicrohttpd: " + message)
             })
         do throws(Errno) {
             registration = try loop.register(server.epollDescriptor, events: .readable, handler: self)
@@ -122,7 +122,6 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         loop.schedule(expiry, at: nil)
         loop.schedule(flushTimer, at: nil)
         loop.schedule(orderTimer, at: nil)
-        for connection in connections.values { connection.state = ConnectionState() }
         if let socketPath { try? Files.remove(socketPath) }
     }
 
@@ -138,7 +137,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         // A stream's client hung up: end it now (its place frees, its session starts its 10 s).
         guard let stream = watched.removeValue(forKey: token) else { return }
         if let watch = streams[ObjectIdentifier(stream)]?.watch {
-            loop.unregister(watch)
+            loop.unregister(watch.0)
             streams[ObjectIdentifier(stream)]?.watch = nil
         }
         stream.close()
@@ -186,7 +185,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             }
             return .body(status: 200, contentType: "text/html; charset=utf-8", bytes: page, headers: headers)
         case .success(.layout):
-            return json(200, layoutDocument())
+            return json(200, layoutDocument() + [0x0A])
         case .success(.events):
             return openStream(session: request.argument("session"))
         case .success(.contact):
@@ -240,7 +239,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         orders[connection.number] = order
         for contact in ready { contact.answer.answer(answerLine(contact.line, on: connection)) }
         scheduleOrderExpiry()
-        return later.answer ?? .later(later)
+        return later.given ?? .later(later)
     }
 
     private func scheduleOrderExpiry() {
@@ -266,7 +265,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         router.beforeSend()
         let reply = Array(connection.output.bytes)
         connection.output.removeAll(shrinkingAbove: 1 << 16)
-        return .body(status: Self.status(ofReply: reply), contentType: "application/json", bytes: reply, headers: [("Cache-Control", "no-store")])
+        return json(Self.status(ofReply: reply), reply)
     }
 
     /// 200, or for an error reply the status its code calls for (400 for a malformed request).
@@ -288,13 +287,12 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         }
     }
 
+    /// A JSON answer (`bytes` ends with its newline), never cached: it is the daemon's state now.
     private func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
-        .body(status: status, contentType: "application/json", bytes: bytes + [0x0A], headers: [("Cache-Control", "no-store")])
+        .body(status: status, contentType: "application/json", bytes: bytes, headers: [("Cache-Control", "no-store")])
     }
 
-    private func refused(_ refusal: PanelRefusal) -> HTTPAnswer {
-        .body(status: refusal.status, contentType: "application/json", bytes: refusal.body, headers: [("Cache-Control", "no-store")])
-    }
+    private func refused(_ refusal: PanelRefusal) -> HTTPAnswer { json(refusal.status, refusal.body) }
 
     // MARK: - Event streams
 
@@ -303,19 +301,15 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             return refused(PanelRefusal(503, "too_many_clients", "\(settings.maxClients) event streams are open (panel.maxClients)"))
         }
         var session = ""
-        var number = 0
         if let id {
-            guard PanelBody.isSessionID(id) else {
-                return refused(PanelRefusal(400, "bad_request", "\"session\" must be 1-64 characters of A-Z, a-z, 0-9, _ and -"))
-            }
-            guard let known = sessions.streamOpened(id, now: Clock.monotonicNanos(), nextNumber: takeNumber) else {
+            guard PanelBody.isSessionID(id) else { return refused(PanelBody.badSession) }
+            guard sessions.streamOpened(id, now: Clock.monotonicNanos(), nextNumber: takeNumber) != nil else {
                 return refused(Self.sessionsFull)
             }
             session = id
-            number = known
         }
         flush()  // what happened before it opened goes to the others alone
-        let stream = HTTPEventStream(tag: number)
+        let stream = HTTPEventStream()
         streams[ObjectIdentifier(stream)] = (stream, session, nil)
         scratch.removeAll()
         scratch.append(PanelDocuments.streamStart)
@@ -332,7 +326,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         nextWatchToken += 1
         do throws(Errno) {
             let watch = try loop.register(stream.hangupDescriptor, events: [.readHangup], handler: self, token: token)
-            streams[ObjectIdentifier(stream)]?.watch = watch
+            streams[ObjectIdentifier(stream)]?.watch = (watch, token)
             watched[token] = stream
         } catch {
             log.warning("panel: cannot watch an event stream for hang-ups: \(error)")
@@ -342,8 +336,8 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     func streamEnded(_ stream: HTTPEventStream) {
         guard let entry = streams.removeValue(forKey: ObjectIdentifier(stream)) else { return }
         if let watch = entry.watch {
-            loop.unregister(watch)
-            watched = watched.filter { $0.value !== stream }
+            loop.unregister(watch.0)
+            watched[watch.token] = nil
         }
         if !entry.session.isEmpty {
             sessions.streamClosed(entry.session, now: Clock.monotonicNanos())
@@ -390,7 +384,9 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         pendingLean.removeAll(shrinkingAbove: 1 << 16)
         tapsPending = 0
         loop.schedule(flushTimer, at: nil)
-        if server.resumed { runServer() }
+        // The streams it resumed are served by `wakeupEnded`'s run, never from here: `flush` is
+        // also called from inside libmicrohttpd's callback (`openStream`), where `MHD_run` must
+        // not be called again.
     }
 
     private func broadcastLayout() {
@@ -437,14 +433,6 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             output.panelStreams.remove(number)
         }
         scheduleExpiry()
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: Character) -> String {
-        var text = Substring(self)
-        while text.last == set { text = text.dropLast() }
-        return String(text)
     }
 }
 

@@ -23,9 +23,8 @@ struct PanelListener: ~Copyable {
             switch settings.listen {
             case .tcp(let host, let port):
                 let socket = try TCPListener.listen(host: host, port: port)
-                let shown = host.contains(":") ? "[\(host)]" : host
-                let bound = TCPListener.boundPort(socket.rawValue) ?? port
-                return PanelListener(socket: socket, address: "http://\(shown):\(bound)/")
+                let bound = NetworkAddress.tcp(host: host, port: TCPListener.boundPort(socket.rawValue) ?? port)
+                return PanelListener(socket: socket, address: "http://\(bound.text)/")
             case .unix(let path):
                 return PanelListener(socket: try UnixSocket.listen(path: path, mode: 0o660, backlog: 128), address: path, socketPath: path)
             }

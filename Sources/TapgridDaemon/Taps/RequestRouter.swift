@@ -69,7 +69,7 @@ final class RequestRouter: LineHandler {
         switch request.op {
         case .tap:
             output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: false,
-                       source: connection.origin == .socket ? nil : connection.origin == .mqtt ? Self.mqttSource : Self.panelSource)
+                       source: Self.source(of: connection.origin))
         case .hit: output.tap(x: request.x, y: request.y, layout: request.layout, id: id, out, checkOnly: true)
         case .status: writeStatus(id: id, out)
         case .layouts: layouts(line, id: id, out)
@@ -133,6 +133,15 @@ final class RequestRouter: LineHandler {
     static let mqttSource = Array(#""mqtt""#.utf8)
     /// `"panel"` as a JSON string: the source of the browser panel's taps and contacts.
     static let panelSource = Array(#""panel""#.utf8)
+
+    /// The `source` a `tap` request's record carries: none for the socket's own (its default).
+    static func source(of origin: Connection.Origin) -> [UInt8]? {
+        switch origin {
+        case .socket: return nil
+        case .mqtt: return mqttSource
+        case .panel: return panelSource
+        }
+    }
 
     private func writeStatus(id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
         statusReply().write(id: id, into: out)

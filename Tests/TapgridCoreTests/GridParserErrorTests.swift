@@ -284,6 +284,12 @@ import Testing
         Self.expectErrors(m(#"{"cols": 3, "rows": 1, "count": 5, "margin": 5}"#), [g + #""matrix"."rows": 1 rows of 3 hold fewer than 5 cells"#])
         Self.expectErrors(m(#"{"cols": 3, "count": 2, "margin": 5, "action-data": {"a": 1}}"#),
             [g + #""matrix"."action-data": expected an array (one element per cell), found an object"#])
+        Self.expectErrors(m(#"{"cols": 3, "count": 2, "margin": 5, "names": "a"}"#),
+            [g + #""matrix"."names": expected an array of strings (one name per cell), found a string"#])
+        Self.expectErrors(m(#"{"cols": 3, "count": 2, "margin": 5, "names": ["a", 2, null, {"b": 1}]}"#), [
+            g + #""matrix"."names"[1]: expected a string or null, found a number (2)"#,
+            g + #""matrix"."names"[3]: expected a string or null, found an object ({"b":1})"#,
+        ])
         Self.expectErrors(m(#"{"cols": 3, "count": 2, "cell": [60, -1], "distribute": "evenly"}"#),
             [g + #""matrix"."cell": expected [width, height] with numbers >= 0, found [60,-1]"#])
         Self.expectErrors(m(#"{"cols": 3, "count": 2, "cell": [60], "distribute": "evenly"}"#),
@@ -314,7 +320,7 @@ import Testing
             g + #""spacing" has no effect on a matrix grid"#,
             g + #""gravity" has no effect on a matrix grid"#,
             g + #""matrix": unknown key "colls" ignored; did you mean "cols"?"#,
-            g + #""matrix": unknown key "width" ignored; use cols, count, rows, cell, margin, distribute, tag or action-data"#,
+            g + #""matrix": unknown key "width" ignored; use cols, count, rows, cell, margin, distribute, tag, action-data or names"#,
         ]))
         #expect(tree.count == 6 && tree.nodes[1].axis == .matrix && tree.nodes[1].hittable)
         #expect(tree.path(of: 5) == "0/3" && tree.index(ofPath: "0/3") == 5)
@@ -326,6 +332,21 @@ import Testing
         // A cell with tag + i == 0 and no action-data is not hittable.
         let zero = try #require(Self.expectWarnings(#"{"matrix": {"cols": 2, "count": 3, "margin": 0, "tag": -1}}"#, []))
         #expect(zero.nodes.map(\.hittable) == [false, true, false, true])
+    }
+
+    /// `names` names cell i with element i, as a grid's own `name` does: a label, never a reason to
+    /// be hittable; a null element and cells past the array's end have none, elements past `count` are ignored.
+    @Test func matrixNamesNameTheCells() throws {
+        let tree = try #require(Self.expectWarnings(
+            #"{"matrix": {"cols": 2, "count": 4, "margin": 0, "tag": -1, "names": ["minus", "zero", null, "two"]}}"#, []))
+        #expect((1...4).map { tree.info(of: $0)?.name } == ["minus", "zero", nil, "two"])
+        #expect((1...4).map { tree.info(of: $0)?.tag ?? 0 } == [-1, 0, 1, 2])
+        #expect(tree.nodes.map(\.hittable) == [false, true, false, true, true], "the name of cell 1 (tag 0) does not make it hittable")
+        let short = try #require(Self.expectWarnings(
+            #"{"matrix": {"cols": 2, "count": 3, "margin": 0, "action-data": [1, 2, 3], "names": ["a"]}}"#, []))
+        #expect((1...3).map { short.info(of: $0)?.name } == ["a", nil, nil])
+        let long = try #require(Self.expectWarnings(#"{"matrix": {"cols": 2, "count": 1, "margin": 0, "names": ["a", "b"]}}"#, []))
+        #expect(long.count == 2 && long.info(of: 1)?.name == "a" && !long.nodes[1].hittable)
     }
 
     @Test func matrixHugeNumbersDoNotTrap() throws {

@@ -104,7 +104,23 @@ import Testing
         let light = try #require(listed.first { $0["path"] == .string("0") })
         for key in ["text", "active", "value", "enabled"] { #expect(light[key] == .null, "\(key)") }
         guard case .object(let members) = light else { return }
-        #expect(members.map(\.key) == ["path", "name", "rect", "tag", "text", "active", "value", "enabled"])
+        #expect(members.map(\.key) == ["path", "name", "rect", "tag", "text", "active", "value", "enabled", "label"])
+    }
+
+    /// The label the page draws: the state's text, else the grid's name, else null (an empty cell).
+    @Test func eachGridCarriesTheLabelThePageDraws() throws {
+        let active = try Self.active()
+        let home = try #require(active.layouts.firstIndex { $0.name == "home" })
+        let tree = active.layouts[home].tree
+        let light = try #require(tree.nodes.indices.first { tree.path(of: $0) == "0" })
+        let bytes = PanelDocuments.layout(active, layout: home) { grid in
+            grid == light ? CellState(text: "21 °C", active: true) : CellState(active: true)
+        }
+        let listed = grids(try JSONParser.parse(bytes, lenient: false))
+        #expect(listed.map { $0["label"] } == [.string("21 °C"), .string("up"), .null])
+        #expect(PanelDocuments.label(name: "light", state: CellState(text: "")) == "")
+        #expect(PanelDocuments.label(name: "light", state: CellState(valueJSON: "1")) == "light")
+        #expect(PanelDocuments.label(name: nil, state: CellState()) == nil)
     }
 
     @Test func aRightToLeftLayoutSaysSo() throws {

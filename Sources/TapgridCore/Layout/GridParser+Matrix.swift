@@ -1,5 +1,5 @@
 extension GridParser {
-    static let matrixKeys: Set<String> = ["cols", "count", "rows", "cell", "margin", "distribute", "tag", "action-data"]
+    static let matrixKeys: Set<String> = ["cols", "count", "rows", "cell", "margin", "distribute", "tag", "action-data", "names"]
 
     /// Reads a `matrix` object and appends its cells as the grid's children; false when a limit stops reading.
     mutating func readMatrix(_ value: JSONValue, node: Int) -> Bool {
@@ -19,7 +19,7 @@ extension GridParser {
             return .some(number)
         }
         for member in members where !GridParser.matrixKeys.contains(member.key) {
-            let hint = hintOrList(didYouMean(member.key, among: GridParser.matrixKeys), "use cols, count, rows, cell, margin, distribute, tag or action-data")
+            let hint = hintOrList(didYouMean(member.key, among: GridParser.matrixKeys), "use cols, count, rows, cell, margin, distribute, tag, action-data or names")
             warning(node, "\"matrix\": unknown key \(jsonEscaped(member.key)) ignored\(hint)")
         }
         let cols = integer("cols", minimum: 1)
@@ -79,6 +79,23 @@ extension GridParser {
                 error(node, "\(context)\"action-data\": expected an array (one element per cell), found \(value.typeDescription)")
             }
         }
+        // Cell `i`'s `name` (as a grid's own `name`: a label for tools and the panel; it does not make
+        // the cell hittable); a null element names no cell.
+        var names: [String?]?
+        if let value = members.first(where: { $0.key == "names" })?.value {
+            if case .array(let elements) = value {
+                names = []
+                for (i, element) in elements.enumerated() {
+                    switch element {
+                    case .string(let name): names?.append(name)
+                    case .null: names?.append(nil)
+                    default: error(node, "\(context)\"names\"[\(i)]: expected a string or null, found \(element.typeDescription) (\(shown(element)))")
+                    }
+                }
+            } else {
+                error(node, "\(context)\"names\": expected an array of strings (one name per cell), found \(value.typeDescription)")
+            }
+        }
 
         guard diagnostics.errors.count == before, case .some(.some(let colCount)) = cols,
             case .some(.some(let cellCount)) = count, case .some(let rowCount) = rows, let mode
@@ -109,18 +126,19 @@ extension GridParser {
         let first = Int(nodes[node].firstChild)
         for i in 0..<spec.count {
             var info = GridInfo()
-            var has = false
+            var hittable = false
             if let tag, tag + Int64(i) != 0 {
                 info.tag = tag + Int64(i)
-                has = true
+                hittable = true
             }
             if let actionData, i < actionData.count {
                 info.actionDataText = shown(actionData[i])
-                has = true
+                hittable = true
             }
-            if has {
+            if let names, i < names.count { info.name = names[i] }
+            if hittable || info.name != nil {
                 nodes[first + i].info = Int32(infos.count)
-                nodes[first + i].hittable = true
+                nodes[first + i].hittable = hittable
                 infos.append(info)
             }
         }

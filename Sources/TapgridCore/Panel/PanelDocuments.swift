@@ -3,7 +3,8 @@
 /// resolved rects, so the page draws exactly what is hit-tested.
 public enum PanelDocuments {
     /// `{"layout", "generation", "width", "height", "direction", "grids": [...]}`: each hittable
-    /// grid of `layout` in pre-order with its path, name, rect, tag and state.
+    /// grid of `layout` in pre-order with its path, name, rect, tag, state and the `label` the
+    /// page draws in it (``label(name:state:)``).
     public static func layout(
         _ active: ActiveConfig, layout index: Int, cells: (_ grid: Int) -> CellState
     ) -> [UInt8] {
@@ -34,14 +35,22 @@ public enum PanelDocuments {
             ReplyWriter.rect(layout.resolved.rects[grid], out)
             out.append(#","tag":"#)
             if let tag = info?.tag, tag != 0 { out.append(int: tag) } else { out.append("null") }
+            let state = cells(grid)
             var fields: [UInt8] = [0x2C]
-            cells(grid).appendFields(to: &fields)
+            state.appendFields(to: &fields)
             out.append(fields)
+            out.append(#","label":"#)
+            if let label = label(name: info?.name, state: state) { out.append(jsonString: label) } else { out.append("null") }
             out.append(0x7D)
         }
         out.append("]}")
         return Array(out.bytes)
     }
+
+    /// What the page draws in a grid (contract, "What a cell shows"): its state's `text`, else its
+    /// `name`, else nothing (nil: an empty cell). Decided here, not in the page, so a test can
+    /// hold a config's layouts to it.
+    public static func label(name: String?, state: CellState) -> String? { state.text ?? name }
 
     /// A `state` event's data: `{"layout", "path", "text", "active", "value", "enabled"}`.
     public static func state(layout: String, path: String, _ state: CellState) -> [UInt8] {

@@ -17,6 +17,8 @@ final class Daemon: LoopHandler, DaemonControl {
     let output: TapOutput
     let touch: TouchInput
     let router: RequestRouter
+    /// The request path of the transports without a socket (the fleet, the panel, a reload's answer).
+    let endpoint: RequestEndpoint
     let eventLog: EventLog
     /// `cells.json`, beside the event log: the cell state kept across restarts.
     let cellsFile: CellsFile
@@ -51,7 +53,7 @@ final class Daemon: LoopHandler, DaemonControl {
     init(
         config: Config, configPath: String, socketPath: String?, listener: consuming OwnedFD,
         signals: consuming SignalFD, log: LogSink, manager: ServiceManager, environment: [String: String],
-        panelListener: consuming PanelListener? = nil
+        secrets: ConfigSecrets = ConfigSecrets(), panelListener: consuming PanelListener? = nil
     ) throws(Errno) {
         self.configPath = configPath
         self.log = log
@@ -67,6 +69,7 @@ final class Daemon: LoopHandler, DaemonControl {
         output = TapOutput(engine: TapEngine(config: config, generation: 1), eventLog: eventLog, log: log, supervisor: supervisor)
         touch = TouchInput(output: output, loop: loop)
         router = RequestRouter(output: output, touch: touch, daemonUID: CurrentProcess.uid)
+        endpoint = RequestEndpoint(router: router)
         server = try SocketServer(
             loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
             lineHandler: router, log: log)
@@ -88,12 +91,14 @@ final class Daemon: LoopHandler, DaemonControl {
             // After the event log's hook: the feed reads what this wakeup wrote.
             fleet = try Fleet(
                 settings: settings, node: settings.node ?? Self.nodeName(CurrentProcess.hostName()),
-                eventLogPath: eventLog.path, password: Self.password(settings, log: log), loop: loop, log: log,
-                output: output, router: router, daemonUID: CurrentProcess.uid)
+                eventLogPath: eventLog.path, password: secrets.mqttPassword, loop: loop, log: log,
+                output: output, router: router, endpoint: endpoint, daemonUID: CurrentProcess.uid)
             if eventLog.path == nil { eventLog.memorySink = { [unowned fleet = fleet!] record in fleet.memoryEvent(record) } }
         }
         if let settings = config.panel, let listener = panelListener.take() {
-            panel = Self.startPanel(settings, listener: listener, loop: loop, log: log, output: output, router: router, server: server)
+            panel = Self.startPanel(
+                settings, token: secrets.panelToken, listener: listener, loop: loop, log: log, output: output, router: router,
+                endpoint: endpoint, server: server)
         }
         switch (fleet, panel) {
         case (let fleet?, let panel?):
@@ -229,7 +234,6 @@ final class Daemon: LoopHandler, DaemonControl {
         nextReloadWaiters = []
         perform(lifecycle.handle(.reloadFinished(failure: failure), now: Clock.monotonicNanos()))
         for connection in waiters where !connection.state.isClosed {
-            let isFleet = connection === fleet?.commandConnection
             let id = connection.state.reloadEnded()
             let out = connection.output
             let generation = generation
@@ -241,12 +245,15 @@ final class Daemon: LoopHandler, DaemonControl {
                 }
             }
             if let id { id.withUnsafeBufferPointer { answer($0) } } else { answer(nil) }
-            if isFleet {
-                fleet?.sendResults()
-                continue
+            switch connection.origin {
+            case .socket:
+                server.answerLines(connection)
+                server.flush(connection)
+            case .mqtt:
+                fleet?.reloadFinished(connection)
+            case .panel:
+                break  // the panel sends no `reload` (PanelBody takes contacts and taps only)
             }
-            server.answerLines(connection)
-            server.flush(connection)
         }
     }
 
@@ -286,26 +293,18 @@ final class Daemon: LoopHandler, DaemonControl {
 // MARK: - The panel, the fleet and pushed layouts
 
 extension Daemon {
-    /// The panel on its listener, with the token read (as `tapgrid check` reads it); nil, with
-    /// an error logged, when it cannot start (the socket keeps serving).
+    /// The panel on its listener, with the token read at load (`ConfigLoader.loadForDaemon`: a
+    /// daemon whose `tokenFile` cannot be read does not start); nil, with an error logged, when
+    /// libmicrohttpd cannot start (the socket keeps serving).
     static func startPanel(
-        _ settings: PanelConfig, listener: consuming PanelListener, loop: EventLoop, log: LogSink, output: TapOutput,
-        router: RequestRouter, server: SocketServer
+        _ settings: PanelConfig, token: String?, listener: consuming PanelListener, loop: EventLoop, log: LogSink,
+        output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, server: SocketServer
     ) -> Panel? {
-        var token: String? = nil
-        if let file = settings.tokenFile {
-            switch ConfigLoader.readToken(file) {
-            case .success(let read): token = read
-            case .failure(let problem):
-                log.error("panel: \(problem); the panel is off")
-                return nil
-            }
-        }
         let address = listener.address
         do throws(HTTPError) {
             let panel = try Panel(
                 settings: settings, listener: listener.socket, address: address, socketPath: listener.socketPath, token: token,
-                loop: loop, log: log, output: output, router: router, takeNumber: { [unowned server] in server.takeNumber() })
+                loop: loop, log: log, output: output, router: router, endpoint: endpoint, takeNumber: { [unowned server] in server.takeNumber() })
             log.info("panel: serving \(address)" + (token == nil ? "" : " (open it once as /?token=... from panel.tokenFile)"))
             return panel
         } catch {
@@ -326,18 +325,6 @@ extension Daemon {
             MQTTConfig.isTopicName(String(scalar)) ? Character(scalar) : "_"
         })
         return cleaned.isEmpty ? "tapgrid" : cleaned
-    }
-
-    /// The first line of `passwordFile`, read as `tapgrid check` reads it (refused when root
-    /// runs the daemon and others may read it); nil, with an error logged, when it cannot be.
-    static func password(_ settings: MQTTConfig, log: LogSink) -> String? {
-        guard let file = settings.passwordFile else { return nil }
-        switch ConfigLoader.readPassword(file) {
-        case .success(let password): return password
-        case .failure(let problem):
-            log.error("mqtt.passwordFile: \(problem); connecting without a password")
-            return nil
-        }
     }
 
     var pushedLayouts: [String] { pushed.names }

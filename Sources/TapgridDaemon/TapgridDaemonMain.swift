@@ -1,6 +1,7 @@
 import TapgridArguments
 import TapgridConfig
 import TapgridCore
+import TapgridMQTT
 import Synchronization
 import TapgridSystem
 import TapgridSystemd
@@ -74,12 +75,19 @@ public enum TapgridDaemonMain {
         }
 
         let manager = ServiceManager(log: log)
-        let (loaded, diagnostics) = loadInitialConfig(path: configPath, manager: manager)
+        let initial = loadInitialConfig(path: configPath, manager: manager)
+        let diagnostics = initial.diagnostics
         for warning in diagnostics.warnings { log.warning(warning.description) }
-        guard let config = loaded, !diagnostics.hasErrors else {
+        guard let config = initial.config, !diagnostics.hasErrors else {
             for error in diagnostics.errors { log.error(error.description) }
             if diagnostics.errors.isEmpty { log.error("\(configPath): the config could not be loaded") }
             return 1
+        }
+        if config.mqtt != nil {
+            do throws(MQTTError) { try MQTTLibrary.initialize() } catch {
+                log.error("mqtt: \(error)")
+                return 1
+            }
         }
 
         // The socket: the one systemd passes (socket activation), else our own.
@@ -121,7 +129,8 @@ public enum TapgridDaemonMain {
         do throws(Errno) {
             daemon = try Daemon(
                 config: config, configPath: configPath, socketPath: ownSocket, listener: listener,
-                signals: signals, log: log, manager: manager, environment: environment, panelListener: panelListener)
+                signals: signals, log: log, manager: manager, environment: environment, secrets: initial.secrets,
+                panelListener: panelListener)
         } catch {
             log.error("cannot set up the event loop: \(error)")
             if let ownSocket { try? Files.remove(ownSocket) }
@@ -136,21 +145,21 @@ public enum TapgridDaemonMain {
     /// Loads the config at start. Under systemd, on a worker thread while this one tells systemd
     /// every second that start-up goes on (`EXTEND_TIMEOUT_USEC`), so a huge config is not
     /// killed by `TimeoutStartSec=`; otherwise inline.
-    static func loadInitialConfig(path: String, manager: ServiceManager) -> (Config?, Diagnostics) {
+    static func loadInitialConfig(path: String, manager: ServiceManager) -> LoadResult {
         guard CurrentProcess.environment("NOTIFY_SOCKET") != nil, let done = try? EventFD() else {
-            return ConfigLoader.load(path: path)
+            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
+            return LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)
         }
         let result = Mutex<LoadResult?>(nil)
         let notifier = done.notifier
         Threads.detach {
-            let (config, diagnostics) = ConfigLoader.load(path: path)
-            result.withLock { $0 = LoadResult(config: config, diagnostics: diagnostics) }
+            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
+            result.withLock { $0 = LoadResult(config: config, secrets: secrets, diagnostics: diagnostics) }
             notifier.signal()
         }
         while !done.wait(timeoutMilliseconds: 1000) {
             manager.notify([.extendTimeout(microseconds: 5_000_000), .status("loading \(path)")])
         }
-        let loaded = result.withLock { $0 }!
-        return (loaded.config, loaded.diagnostics)
+        return result.withLock { $0 }!
     }
 }

@@ -24,7 +24,9 @@ public final class MQTTClient {
     private var events: [MQTTEvent] = []
 
     /// `mosquitto_new` with a clean session; `id` nil lets the library pick one.
+    /// - Throws: `mosquitto_lib_init` (`MOSQ_ERR_NOT_SUPPORTED`) before `MQTTLibrary.initialize()` ran.
     public init(id: String?, cleanSession: Bool = true) throws(MQTTError) {
+        guard MQTTLibrary.isInitialized else { throw MQTTError("mosquitto_lib_init", code: Int32(MOSQ_ERR_NOT_SUPPORTED.rawValue)) }
         guard let made = mosquitto_new(id, cleanSession, nil) else { throw MQTTError("mosquitto_new", code: Int32(MOSQ_ERR_NOMEM.rawValue)) }
         handle = made
         mosquitto_user_data_set(made, Unmanaged.passUnretained(self).toOpaque())

@@ -1,15 +1,31 @@
 import CMosquitto
+import Synchronization
 
-/// `mosquitto_lib_init` once per process and `mosquitto_lib_cleanup` at exit.
+/// `mosquitto_lib_init` once per process and `mosquitto_lib_cleanup` at exit. libmosquitto
+/// requires the first before any client (it sets up its random numbers and, with TLS, OpenSSL):
+/// `MQTTClient.init` refuses to make a client until it ran.
 public enum MQTTLibrary {
-    /// Calls `mosquitto_lib_init`; call once before the first client.
+    private static let initialized = Mutex(false)
+
+    /// Calls `mosquitto_lib_init` the first time (later calls do nothing), before the first client.
     public static func initialize() throws(MQTTError) {
-        try check(mosquitto_lib_init(), "mosquitto_lib_init")
+        try initialized.withLock { (done: inout Bool) throws(MQTTError) in
+            guard !done else { return }
+            try check(mosquitto_lib_init(), "mosquitto_lib_init")
+            done = true
+        }
     }
+
+    /// Whether `initialize()` ran (and `cleanup()` did not since).
+    public static var isInitialized: Bool { initialized.withLock { $0 } }
 
     /// Calls `mosquitto_lib_cleanup`, after the last client is destroyed.
     public static func cleanup() {
-        mosquitto_lib_cleanup()
+        initialized.withLock { done in
+            guard done else { return }
+            mosquitto_lib_cleanup()
+            done = false
+        }
     }
 
     /// `2.0.11`: `mosquitto_lib_version`.

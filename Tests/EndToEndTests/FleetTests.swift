@@ -131,7 +131,7 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
             ("tap", #"{"op": "tap", "x": 1, "y": 1}"#, nil, "bad_request"),
             ("tap", #"{"x": 1, "x": 2, "y": 1}"#, nil, "bad_request"),
             ("tap", #"{"x": "ten", "y": 1}"#, nil, "bad_request"),
-            // The whole payload is read as strict JSON first (README "Running a fleet"): a number
+            // The whole payload is read as strict JSON first (docs/fleet.md "Running a fleet"): a number
             // that overflows is a parse error here, where the socket's scanner says bad_request.
             ("tap", #"{"x": 1e999, "y": 1}"#, nil, "parse_error"),
             ("tap", #"{"y": 1}"#, nil, "bad_request"),
@@ -182,6 +182,38 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
         #expect(watcher.first("tapgrid/kitchen/result") { $0.object?.string("id") == "new" }?.object?.string("outcome") == "dispatched")
         // Clear the retained command so it cannot reach another test.
         try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: "", retain: true)
+        #expect(try daemon.stop() == 0)
+    }
+
+    /// Reloads asked for over MQTT: each gets its own result, with its own id and the topic
+    /// it came on, even two that arrive together (the second waits for the first's load).
+    /// Discovery without `use` accepted: no layout select (and the log says why), triggers at QoS 1.
+    @Test func reloadsOverMQTTEachGetTheirOwnResult() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let extra = #", "accept": ["tap", "reload"], "homeAssistant": {"prefix": "homeassistant"}"#
+        let daemon = try startFleetDaemon(fleetConfig(broker: broker.address, mqttExtra: extra), watcher: watcher)
+        // Two messages in one connection's burst, on the node's topic.
+        let burst = try runProgram("/bin/sh", ["-c", #"printf '{"id": 11}\n{"id": 12}\n' | /usr/bin/mosquitto_pub -h 127.0.0.1 -p \#(broker.port) -V mqttv5 -q 1 -t tapgrid/kitchen/command/reload -l"#])
+        #expect(burst.code == 0, "\(burst.err)")
+        try mqttPublish(port: broker.port, topic: "tapgrid/broadcast/command/reload", payload: #"{"id": "b"}"#)
+        let results = watcher.wait { $0.filter { $0.topic == "tapgrid/kitchen/result" }.count >= 3 }
+            .filter { $0.topic == "tapgrid/kitchen/result" }.compactMap(\.object)
+        #expect(results.count == 3, "\(results)")
+        let eleven = try #require(results.first { $0.int("id") == 11 }, "\(results)")
+        let twelve = try #require(results.first { $0.int("id") == 12 }, "\(results)")
+        let broadcast = try #require(results.first { $0.string("id") == "b" }, "\(results)")
+        #expect(eleven.string("topic") == "tapgrid/kitchen/command/reload")
+        #expect(twelve.string("topic") == "tapgrid/kitchen/command/reload")
+        #expect(broadcast.string("topic") == "tapgrid/broadcast/command/reload")
+        for result in [eleven, twelve, broadcast] { #expect(result["generation"] != nil && result["error"] == nil, "\(result)") }
+        #expect(!results.contains { $0["id"] == nil }, "every result names its id: \(results)")
+
+        let ha = "homeassistant/device_automation/tapgrid_kitchen/"
+        let triggers = watcher.wait { $0.contains { $0.topic == ha + "home_fan_long/config" } }.filter { $0.topic.hasPrefix(ha) }
+        #expect(!triggers.isEmpty && triggers.allSatisfy { $0.object?.int("qos") == 1 }, "\(triggers.map(\.payload))")
+        #expect(watcher.on("homeassistant/select/tapgrid_kitchen/layout/config").isEmpty)
+        #expect(daemon.stderr.contains(#"mqtt: Home Assistant: no Home Assistant layout select: "use" is not in mqtt.accept"#), "\(daemon.stderr)")
         #expect(try daemon.stop() == 0)
     }
 

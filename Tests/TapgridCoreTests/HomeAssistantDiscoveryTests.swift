@@ -7,9 +7,10 @@ import Testing
 @Suite struct HomeAssistantDiscoveryTests {
     static let topics = FleetTopics(prefix: "tapgrid", node: "kitchen", groups: ["plates"], homeAssistantPrefix: "homeassistant")
 
-    /// A config of `layouts` (a JSON object's members) routed by `routes` to one log handler.
-    func config(_ layouts: String, routes: String) throws -> Config {
-        let text = #"{"layouts": {\#(layouts)}, "initialLayout": "home", "handlers": {"log": {"type": "log"}}, "routes": [\#(routes)], "mqtt": {"broker": "h:1", "node": "kitchen", "homeAssistant": {}}}"#
+    /// A config of `layouts` (a JSON object's members) routed by `routes` to one log handler,
+    /// taking the commands in `accept` (`use` by default: the layout select needs it).
+    func config(_ layouts: String, routes: String, accept: String = #"["use"]"#) throws -> Config {
+        let text = #"{"layouts": {\#(layouts)}, "initialLayout": "home", "handlers": {"log": {"type": "log"}}, "routes": [\#(routes)], "mqtt": {"broker": "h:1", "node": "kitchen", "accept": \#(accept), "homeAssistant": {}}}"#
         var parser = ConfigParser(file: "t.json", directory: "/") { _ in .failure(Diagnostic(.error, "no files")) }
         let (config, diagnostics) = parser.parse(try JSONParser.parse(text, lenient: true))
         return try #require(config, "\(diagnostics.all.map(\.description))")
@@ -38,6 +39,7 @@ import Testing
             JSONMember(key: "automation_type", value: .string("trigger")),
             JSONMember(key: "topic", value: .string("tapgrid/kitchen/action/\(layout)/\(cell)")),
             JSONMember(key: "payload", value: .string(tapClass)),
+            JSONMember(key: "qos", value: .number(JSONNumber(1))),
             JSONMember(key: "type", value: .string(type)),
             JSONMember(key: "subtype", value: .string(subtype)),
             JSONMember(key: "device", value: Self.device),
@@ -86,6 +88,23 @@ import Testing
             trigger("settings", "0", "tap", type: "button_short_press", subtype: "settings 0"),
         ])
         #expect(HomeAssistantDiscovery.skipped(config: config).isEmpty)
+    }
+
+    /// Without `use` in `accept`, a layout chosen in Home Assistant would be refused on `result`,
+    /// which it never reads: no select then (an earlier one is emptied), and the log says why.
+    @Test func noSelectUnlessUseIsAccepted() throws {
+        let accepting = try config(Self.home + ", " + Self.settings, routes: Self.everyClass)
+        let publishOnly = try config(Self.home + ", " + Self.settings, routes: Self.everyClass, accept: #"["tap", "set"]"#)
+        let got = messages(publishOnly)
+        #expect(!got.contains { $0.topic.hasPrefix("homeassistant/select/") })
+        #expect(got.map(\.topic) == messages(accepting).dropFirst().map(\.topic))
+        #expect(HomeAssistantDiscovery.skipped(config: publishOnly) == [
+            #"no Home Assistant layout select: "use" is not in mqtt.accept, so choosing a layout there would be refused"#,
+        ])
+        let before = messages(accepting).map(\.topic)
+        #expect(HomeAssistantDiscovery.emptied(previous: Set(before), current: got.map(\.topic)) == [
+            "homeassistant/select/tapgrid_kitchen/layout/config",
+        ])
     }
 
     @Test func typeAndSubtypeAreUniquePerDevice() throws {

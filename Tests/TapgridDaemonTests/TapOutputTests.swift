@@ -84,6 +84,28 @@ import TapgridTestSupport
         #expect(!reply.contains("logged"))
     }
 
+    /// The endpoint the panel and the fleet answer through: replies typed, the error's code as a
+    /// value even when the reply starts with an `id`, the records written before it returns.
+    @Test func theEndpointTypesEachReplyAndWritesItsRecordsFirst() throws {
+        let path = try Self.temporaryLog()
+        defer { Self.remove(path) }
+        let harness = try Harness(eventLogPath: path)
+        let endpoint = RequestEndpoint(router: harness.router)
+        let bad = endpoint.answer(Array(#"{"id": 1, "x": 1e999, "y": 1}"#.utf8), on: harness.connection)
+        #expect(bad.map(\.error) == [.badRequest])
+        #expect(bad.first.map { String(decoding: $0.line, as: UTF8.self).hasPrefix(#"{"id":1,"error":{"code":"bad_request""#) } == true)
+        let unknown = endpoint.answer(Array(#"{"id": "a", "op": "tap", "x": 1, "y": 1, "layout": "nope"}"#.utf8), on: harness.connection)
+        #expect(unknown.map(\.error) == [.unknownLayout])
+        #expect(PanelDocuments.httpStatus(for: unknown.first?.error) == 404)
+        #expect(PanelDocuments.httpStatus(for: bad.first?.error) == 400)
+        let tap = endpoint.answer(Array(#"{"id": 2, "x": 25, "y": 50}"#.utf8), on: harness.connection)
+        #expect(tap.count == 1 && tap.first?.error == nil)
+        #expect(PanelDocuments.httpStatus(for: tap.first?.error) == 200)
+        #expect(Self.read(path).count == 1, "the tap's record is in the file when its reply is returned")
+        #expect(harness.connection.output.count == 0, "the replies were taken")
+        #expect(endpoint.answer(Array("  ".utf8), on: harness.connection).isEmpty)
+    }
+
     @Test func contactRecordsAndClassedTapsShareThePath() throws {
         let path = try Self.temporaryLog()
         defer { Self.remove(path) }

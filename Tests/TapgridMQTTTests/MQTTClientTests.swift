@@ -4,6 +4,19 @@ import TapgridMQTT
 
 /// The wrapper without a broker: the library starts, a client is made, and errors name the call.
 @Suite(.serialized) struct MQTTClientTests {
+    /// libmosquitto requires `mosquitto_lib_init` before the first client: the wrapper refuses
+    /// one made without it, so a program that forgot to call it fails at once, not subtly.
+    @Test func noClientBeforeTheLibraryIsInitialized() throws {
+        MQTTLibrary.cleanup()
+        #expect(!MQTTLibrary.isInitialized)
+        #expect(throws: MQTTError("mosquitto_lib_init", code: 10)) { _ = try MQTTClient(id: "tapgrid-test") }
+        try MQTTLibrary.initialize()
+        try MQTTLibrary.initialize()  // once per process: a second call does nothing
+        #expect(MQTTLibrary.isInitialized)
+        _ = try MQTTClient(id: "tapgrid-test")
+        MQTTLibrary.cleanup()
+    }
+
     @Test func aClientWithoutAConnection() throws {
         try MQTTLibrary.initialize()
         defer { MQTTLibrary.cleanup() }

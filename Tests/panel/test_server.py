@@ -119,8 +119,15 @@ def post(port, path, obj, headers=None, **kwargs):
 class Stream:
     """An event stream read on a thread: its events as (name, data) pairs."""
 
-    def __init__(self, port, session=None, host="127.0.0.1", headers=""):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    def __init__(self, port, session=None, host="127.0.0.1", headers="", paused=False):
+        self.sock = socket.socket()
+        if paused:  # a reader that falls behind: a small window (set before connecting), nothing read until resume()
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(10)
+        self.sock.connect(("127.0.0.1", port))
+        self.go = threading.Event()
+        if not paused:
+            self.go.set()
         self.sock.settimeout(None)  # a quiet stream is no error: events may be 15 s apart
         query = "?session=" + session if session else ""
         self.sock.sendall(("GET /events%s HTTP/1.1\r\nHost: %s:%d\r\n%s\r\n" % (query, host, port, headers)).encode())
@@ -131,7 +138,18 @@ class Stream:
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
+    def resume(self):
+        self.go.set()
+
+    def taps_accounted(self):
+        """(seqs of the tap events, taps counted by skipped events)."""
+        with self.lock:
+            seqs = [data["seq"] for event, data in self.events if event == "tap"]
+            skipped = sum(data["taps"] for event, data in self.events if event == "skipped")
+        return seqs, skipped
+
     def _read(self):
+        self.go.wait()
         wire = b""        # bytes as they came: headers, then chunked framing
         body = b""        # the stream's text, de-chunked
         headers_done = False
@@ -263,6 +281,20 @@ class GuardTests(unittest.TestCase):
         self.assertTrue(reply == b"" or reply.startswith(b"HTTP/1.1 400"), reply[:80])
         self.assertEqual(fetch(self.port, "GET", "/nope")[0], 404)
         self.assertEqual(fetch(self.port, "GET", "/contact")[0], 405)
+
+    def test_an_error_reply_with_an_id_keeps_its_status(self):
+        # The reply starts with the id: the status comes from the error's code, not its bytes.
+        status, _, reply = fetch(self.port, "POST", "/tap", {"Content-Type": "application/json"},
+                                 b'{"id": 1, "x": true, "y": 1}')
+        self.assertEqual(status, 400, reply)
+        self.assertEqual(json.loads(reply)["id"], 1)
+        self.assertEqual(json.loads(reply)["error"]["code"], "bad_request")
+        status, _, reply = post(self.port, "/tap", {"id": "seven", "x": 1, "y": 1, "layout": "nope"})
+        self.assertEqual(status, 404, reply)
+        self.assertEqual(json.loads(reply)["error"]["code"], "unknown_layout")
+        status, _, reply = post(self.port, "/tap", {"id": 2, "x": 1, "y": 1})
+        self.assertEqual(status, 200, reply)
+        self.assertEqual(json.loads(reply)["id"], 2)
 
     def test_unknown_layout_is_the_sockets_error(self):
         status, _, reply = post(self.port, "/tap", {"x": 1, "y": 1, "layout": "nope"})
@@ -410,6 +442,50 @@ class StreamTests(unittest.TestCase):
         finally:
             for s in streams:
                 s.close()
+
+    def test_every_tap_reaches_a_stream_or_is_counted_skipped(self):
+        """A stream that keeps up gets every tap event, each seq once and in order; one that
+        fell behind gets skipped events whose counts make up exactly the taps it did not get.
+        First 3,000 request/response taps, which a reader keeps up with; then 40,000 pipelined,
+        more than the kernel buffers for a stream that does not read (about 4 MB on loopback),
+        so that stream's queue in the daemon grows and it is shed."""
+        keeping_up = Stream(self.port, "keeps-up")
+        behind = Stream(self.port, "behind", paused=True)
+        try:
+            self.assertTrue(wait_until(lambda: keeping_up.named("layout"), 10), "stream open")
+            first, burst = 3000, 40000
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(self.daemon.socket)
+                reader = s.makefile("rb")
+                sent = []
+                for i in range(first):
+                    s.sendall(b'{"x": 100, "y": 100}\n')
+                    sent.append(json.loads(reader.readline())["seq"])
+                self.assertTrue(wait_until(lambda: len(keeping_up.taps_accounted()[0]) >= first, 10))
+                seqs, skipped = keeping_up.taps_accounted()
+                self.assertEqual(skipped, 0)
+                self.assertEqual(seqs, sent, "missing: %s" % sorted(set(sent) - set(seqs))[:20])
+                writer = threading.Thread(target=s.sendall, args=(b'{"x": 100, "y": 100}\n' * burst,))
+                writer.start()
+                sent += [json.loads(reader.readline())["seq"] for _ in range(burst)]
+                writer.join()
+            behind.resume()
+            taps = first + burst
+
+            def accounted(stream):
+                seqs, skipped = stream.taps_accounted()
+                return len(seqs) + skipped
+            self.assertTrue(wait_until(lambda: accounted(keeping_up) >= taps and accounted(behind) >= taps, 20),
+                            "accounted: %d and %d of %d" % (accounted(keeping_up), accounted(behind), taps))
+            for stream in (keeping_up, behind):
+                seqs, skipped = stream.taps_accounted()
+                self.assertEqual(len(seqs) + skipped, taps, "taps got %d, skipped %d, of %d" % (len(seqs), skipped, taps))
+                self.assertEqual(seqs, sorted(set(seqs)), "each once, in order")
+                self.assertTrue(set(seqs) <= set(sent))
+            self.assertGreater(behind.taps_accounted()[1], 0, "the stream that did not read was shed")
+        finally:
+            keeping_up.close()
+            behind.close()
 
     def test_status_tells_the_panel(self):
         stream = Stream(self.port, "status")

@@ -1,5 +1,5 @@
-/// Home Assistant's MQTT discovery for one node (contract, "Fleet: MQTT", Home Assistant): a
-/// device trigger per cell and class, and a `select` of the layouts, all retained, published on
+/// Home Assistant's MQTT discovery for one node (README, Home Assistant): a device trigger per
+/// cell and class (at QoS 1), and a `select` of the layouts when `use` is in `mqtt.accept`, all retained, published on
 /// connect and whenever `<prefix>/status` says `online`. Pure: the daemon publishes what
 /// `messages` returns, keeps the topics, and after a reload, `load` or `unload` publishes an
 /// empty retained payload to each topic `emptied` returns (which deletes the entity). For
@@ -42,6 +42,9 @@ public enum HomeAssistantDiscovery {
             out.string("automation_type", "trigger")
             out.string("topic", topics.action(layout: trigger.layout, cell: trigger.cell))
             out.string("payload", trigger.tapClass.name.description)
+            // Home Assistant subscribes at this QoS: without it, at 0, and the QoS 1 actions
+            // would be downgraded on their way to it.
+            out.int("qos", 1)
             out.string("type", type(of: trigger.tapClass))
             out.string("subtype", trigger.subtype)
             out.object("device", self.device(topics, version: version))
@@ -118,8 +121,16 @@ public enum HomeAssistantDiscovery {
 
         init(config: Config) {
             var owners: [String: (layout: String, cell: String)] = [:]
+            // The select's choice is a `use` command: refused unless accepted, on `result`,
+            // which Home Assistant never reads (the select would stay put, nobody told).
+            let select = config.mqtt?.accept.contains("use") ?? false
+            if !select && !config.layouts.isEmpty {
+                skipped.append("no Home Assistant layout select: \"use\" is not in mqtt.accept, so choosing a layout there would be refused")
+            }
             for layout in config.layouts {
-                if Plan.fitsTemplate(layout.name) {
+                if !select {
+                    // No select, no options.
+                } else if Plan.fitsTemplate(layout.name) {
                     options.append(layout.name)
                 } else {
                     skipped.append("layout \(jsonEscaped(layout.name)) is not an option of the Home Assistant layout select: its name holds \", \\ or a control character, which the command template cannot carry")

@@ -87,6 +87,25 @@ public enum PanelDocuments {
         out.append("\n\n")
     }
 
+    /// A `skipped` event's data, `{"taps":N}`: the taps a stream that fell behind did not get.
+    public static func skipped(taps: Int) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.int("taps", Int64(taps))
+        return out.bytes
+    }
+
+    /// The HTTP status of a `POST /contact` or `/tap` answer: 200 for a reply, and for an error
+    /// reply the status its code calls for (README "Browser panel"), keyed by the code itself.
+    public static func httpStatus(for error: ErrorCode?) -> Int {
+        switch error {
+        case nil: return 200
+        case .unknownLayout?, .unknownGrid?: return 404
+        case .forbidden?: return 403
+        case .tooManyClients?: return 503
+        case .parseError?, .badRequest?, .unknownOp?, .lineTooLong?, .configError?: return 400
+        }
+    }
+
     /// The first bytes of every stream: reconnect after 1 s (the default 3 s is long on a wall panel).
     public static let streamStart: StaticString = "retry: 1000\n\n"
     /// The heartbeat: a comment, which `EventSource` ignores, and whose write finds dead streams.

@@ -35,7 +35,7 @@ public enum Outcome: Int, NamedCase, Sendable {
 }
 
 /// The error codes of the socket protocol.
-public enum ErrorCode: Sendable {
+public enum ErrorCode: NamedCase, Sendable {
     case parseError, badRequest, unknownOp, unknownLayout, unknownGrid, forbidden, lineTooLong, tooManyClients, configError
 
     /// The code's JSON name, as static bytes.

@@ -15,11 +15,16 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private let log: LogSink
     private let output: TapOutput
     private let router: RequestRouter
+    private let endpoint: RequestEndpoint
     private var link: FleetLink!
     /// Events from the event log; nil with `"eventLog": false` (then `memoryEvents`).
     private var feed: EventFeed?
     /// The connection the fleet's commands are answered on, as a socket client's lines.
-    let commandConnection: Connection
+    private let commandConnection: Connection
+    /// Each `reload` asked for over MQTT waits on a connection of its own (its `id` is kept
+    /// there), with the topic its result names.
+    private var reloads: [ObjectIdentifier: String] = [:]
+    private let daemonUID: UInt32
 
     /// An outgoing action or `mqtt` handler message, waiting or in flight.
     private struct Outgoing {
@@ -45,6 +50,8 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private var lastLayout: String?
     private var lastGeneration: UInt64 = 0
     private var discoveryGeneration: UInt64 = 0
+    /// The config generation whose left-out entities were logged (once per generation).
+    private var skippedLoggedGeneration: UInt64 = 0
     private var lastStatus: [UInt8] = []
     private var layoutSources = FleetLayoutSources()
     /// Topics of the discovery configs published, to empty those whose cell or class went away.
@@ -73,7 +80,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     static let actionWindow = 1000
 
     init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
-         output: TapOutput, router: RequestRouter, daemonUID: UInt32) throws(Errno) {
+         output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, daemonUID: UInt32) throws(Errno) {
         self.settings = settings
         maxAgeNanos = UInt64(settings.maxAgeSeconds * 1e9)
         topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: settings.homeAssistantPrefix)
@@ -81,8 +88,9 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         self.log = log
         self.output = output
         self.router = router
-        commandConnection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: daemonUID, gids: [])
-        commandConnection.origin = .mqtt
+        self.endpoint = endpoint
+        self.daemonUID = daemonUID
+        commandConnection = Self.makeCommandConnection(uid: daemonUID)
         if let eventLogPath { feed = EventFeed(logPath: eventLogPath, log: log) }
         link = try FleetLink(
             settings: settings, clientID: "tapgrid-" + node, will: (topics.availability, Array("offline".utf8)), password: password,
@@ -182,24 +190,30 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             log.info("mqtt: \(topic) refused: \(message)")
             publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
         case .request(let line, _):
-            line.withUnsafeBufferPointer { router.handleLine($0, from: commandConnection) }
-            sendResults(topic: topic)
+            guard op == "reload" else { return publishResults(endpoint.answer(line, on: commandConnection), topic: topic) }
+            let connection = Self.makeCommandConnection(uid: daemonUID)
+            let replies = endpoint.answer(line, on: connection)
+            if replies.isEmpty { reloads[ObjectIdentifier(connection)] = topic }  // answered when the load is done
+            publishResults(replies, topic: topic)
         }
     }
 
-    /// Publishes the replies waiting in the command connection (after a command, or when a
-    /// reload it asked for finished), each with the topic it answers; the records of its taps
-    /// are written first, as before any reply.
-    func sendResults(topic: String? = nil) {
-        let out = commandConnection.output
-        guard out.count > 0 else { return }
-        output.beforeSend()
-        let bytes = Array(out.bytes)
-        out.removeAll()
-        for line in bytes.split(separator: 0x0A) {
-            let reply = Array(line)
-            publish(topics.result, topic.flatMap { FleetResult.reply(reply, topic: $0) } ?? reply)
-        }
+    /// A connection for commands (`origin` `.mqtt`: `accept` was checked, records say `mqtt`).
+    private static func makeCommandConnection(uid: UInt32) -> Connection {
+        let connection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: uid, gids: [])
+        connection.origin = .mqtt
+        return connection
+    }
+
+    /// A `reload` asked for over MQTT finished: its answer, on `result` with its own topic and id.
+    func reloadFinished(_ connection: Connection) {
+        guard let topic = reloads.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+        publishResults(endpoint.replies(of: connection), topic: topic)
+    }
+
+    /// Publishes replies on `result`, each with the topic of the message it answers.
+    private func publishResults(_ replies: [EndpointReply], topic: String) {
+        for reply in replies { publish(topics.result, FleetResult.reply(reply.line, topic: topic) ?? reply.line) }
     }
 
     /// A pushed layout's message: checked, sorted out across scopes, and carried out as a
@@ -218,8 +232,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             log.info("mqtt: \(topic) refused: \(message)")
             publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
         case .request(let line, _)?:
-            line.withUnsafeBufferPointer { router.handleLine($0, from: commandConnection) }
-            sendResults(topic: topic)
+            publishResults(endpoint.answer(line, on: commandConnection), topic: topic)
         }
     }
 
@@ -404,6 +417,12 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     private func publishDiscovery() {
         discoveryGeneration = output.engine.active.generation
         guard let prefix = settings.homeAssistantPrefix, link.isConnected else { return }
+        if skippedLoggedGeneration != discoveryGeneration {
+            skippedLoggedGeneration = discoveryGeneration
+            for line in HomeAssistantDiscovery.skipped(config: output.engine.active.config) {
+                log.warning("mqtt: Home Assistant: " + line)
+            }
+        }
         let messages = HomeAssistantDiscovery.messages(config: output.engine.active.config, topics: topics, prefix: prefix, version: tapgridVersion)
         for topic in HomeAssistantDiscovery.emptied(previous: discoveryTopics, current: messages.map(\.topic)) {
             publish(topic, [], retain: true)

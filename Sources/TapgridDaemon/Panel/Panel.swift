@@ -28,6 +28,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private let log: LogSink
     private let output: TapOutput
     private let router: RequestRouter
+    private let endpoint: RequestEndpoint
     private let takeNumber: () -> Int
     private var registration: LoopRegistration?
     private var runTimer: LoopTimer!
@@ -74,7 +75,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
 
     init(
         settings: PanelConfig, listener: consuming OwnedFD, address: String, socketPath: String?, token: String?,
-        loop: EventLoop, log: LogSink, output: TapOutput, router: RequestRouter, takeNumber: @escaping () -> Int
+        loop: EventLoop, log: LogSink, output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, takeNumber: @escaping () -> Int
     ) throws(HTTPError) {
         self.settings = settings
         self.address = address
@@ -86,6 +87,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         self.log = log
         self.output = output
         self.router = router
+        self.endpoint = endpoint
         self.takeNumber = takeNumber
         sessions = PanelSessions(limit: max(256, 4 * settings.maxClients))
         shown = (output.engine.active.generation, output.engine.currentLayout)
@@ -259,25 +261,13 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         scheduleOrderExpiry()
     }
 
-    /// The router answers the line as the socket's; its records are written before the reply goes.
+    /// The endpoint answers the line as the socket's, its records written before the reply goes;
+    /// the status comes from the reply's error code.
     private func answerLine(_ line: [UInt8], on connection: Connection) -> HTTPAnswer {
-        line.withUnsafeBufferPointer { router.handleLine($0, from: connection) }
-        router.beforeSend()
-        let reply = Array(connection.output.bytes)
-        connection.output.removeAll(shrinkingAbove: 1 << 16)
-        return json(Self.status(ofReply: reply), reply)
-    }
-
-    /// 200, or for an error reply the status its code calls for (400 for a malformed request).
-    static func status(ofReply reply: [UInt8]) -> Int {
-        let prefix = Array(#"{"error":{"code":""#.utf8)
-        guard reply.starts(with: prefix) else { return 200 }
-        let code = reply[prefix.count...].prefix { $0 != 0x22 }
-        switch String(decoding: code, as: UTF8.self) {
-        case "unknown_layout", "unknown_grid": return 404
-        case "forbidden": return 403
-        default: return 400
-        }
+        let replies = endpoint.answer(line, on: connection)
+        var body: [UInt8] = []
+        for reply in replies { body += reply.line + [0x0A] }
+        return json(PanelDocuments.httpStatus(for: replies.first?.error), body)
     }
 
     private func layoutDocument() -> [UInt8] {
@@ -373,8 +363,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         lastFlush = Clock.monotonicNanos()
         if tapsPending > 0 {
             scratch.removeAll()
-            let data = Array(#"{"taps":"#.utf8) + Array(String(tapsPending).utf8) + [0x7D]
-            data.withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
+            PanelDocuments.skipped(taps: tapsPending).withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
             pendingLean.append(scratch.bytes)
         }
         for (_, entry) in streams {

@@ -6,6 +6,8 @@ import TapgridSystem
 /// The result of one config load done off the loop thread.
 struct LoadResult: Sendable {
     var config: Config?
+    /// The secret files it names, read (`ConfigLoader.loadForDaemon`).
+    var secrets = ConfigSecrets()
     var diagnostics: Diagnostics
 }
 
@@ -20,8 +22,8 @@ final class Reloader: Sendable {
     /// Starts loading `path`; the result arrives through `takeResults()` after the eventfd fires.
     func start(path: String) {
         Threads.detach { [self] in
-            let (config, diagnostics) = ConfigLoader.load(path: path)
-            inbox.withLock { $0.append(LoadResult(config: config, diagnostics: diagnostics)) }
+            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
+            inbox.withLock { $0.append(LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)) }
             notifier.signal()
         }
     }

@@ -20,6 +20,8 @@ UNITDIR     = $(PREFIX)/lib/systemd/system
 USERUNITDIR = $(PREFIX)/lib/systemd/user
 SYSUSERSDIR = $(PREFIX)/lib/sysusers.d
 DOCDIR      = $(PREFIX)/share/doc/tapgrid
+# The reference the README links to, installed beside it (the pictures too).
+DOC_PAGES  := $(wildcard docs/*.md docs/*.png docs/*.svg)
 CONFDIR     = /etc/tapgrid
 
 .PHONY: all build release deps test test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
@@ -110,11 +112,12 @@ bench-engine: deps
 	.build/release/tapgrid-bench
 
 # Both programs, the units (their /usr/local paths rewritten to $(PREFIX)), the sysusers file,
-# the README, and the example config only where /etc/tapgrid/tapgrid.json does not exist yet.
+# the README with docs/ (so its links to docs/ hold there too), and the example config only where
+# /etc/tapgrid/tapgrid.json does not exist yet.
 # Without DESTDIR, as root, it also creates the group tapgrid-clients with systemd-sysusers.
 install: release
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)/tapgridd.service.d $(DESTDIR)$(USERUNITDIR) \
-	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)
+	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)/docs
 	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(BINDIR)/
 	for unit in tapgridd.service tapgridd.socket tapgridd-panel.socket tapgridd.service.d/touch.conf tapgridd.service.d/mqtt.conf tapgridd.service.d/panel.conf; do \
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; done
@@ -122,6 +125,7 @@ install: release
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; done
 	install -m 0644 systemd/sysusers.d/tapgrid.conf $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/docs/
 	@if [ -e $(DESTDIR)$(CONFDIR)/tapgrid.json ]; then \
 	  echo "kept the existing $(DESTDIR)$(CONFDIR)/tapgrid.json"; \
 	else \
@@ -142,8 +146,8 @@ uninstall:
 	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/panel.conf
 	rmdir $(DESTDIR)$(UNITDIR)/tapgridd.service.d 2>/dev/null || true
 	rm -f $(DESTDIR)$(USERUNITDIR)/tapgridd.service $(DESTDIR)$(USERUNITDIR)/tapgridd.socket
-	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md
-	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_PAGES))
+	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid \
 	  $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1 $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8
 	@echo "kept $(DESTDIR)$(CONFDIR)/tapgrid.json, /var/lib/tapgrid and the group tapgrid-clients"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # `make install` and `make uninstall` into scratch DESTDIRs (`make test-install`; needs the
 # release build, which `make install` makes if missing). Checks:
-#  - the exact list of files and their modes, default PREFIX /usr/local;
+#  - the exact list of files and their modes (docs/ page for page), default PREFIX /usr/local;
 #  - both programs run with an empty environment, and ldd shows no Swift library (static runtime);
 #  - the units name $(PREFIX)/bin/tapgridd (rewritten for PREFIX=/usr), the config path stays;
 #  - the example config is installed, passes `tapgrid check`, shows the same layouts as
@@ -35,6 +35,8 @@ expected='644 ./etc/tapgrid/tapgrid.json
 644 ./usr/local/share/zsh/site-functions/_tapgrid
 755 ./usr/local/bin/tapgrid
 755 ./usr/local/bin/tapgridd'
+# docs/ goes beside the README, page for page (the README links to it).
+expected=$( (echo "$expected"; for page in docs/*.md docs/*.png docs/*.svg; do echo "644 ./usr/local/share/doc/tapgrid/$page"; done) | sort)
 got=$(files "$W/a")
 if [ "$got" = "$expected" ]; then pass "make install: files and modes"; else fail "make install: files differ"; diff <(echo "$expected") <(echo "$got") || true; fi
 
@@ -70,7 +72,7 @@ then pass "second install keeps an existing config"; else fail "second install r
 make -s uninstall DESTDIR="$W/a" >"$W/uninstall.log" 2>&1 || { cat "$W/uninstall.log"; fail "make uninstall"; }
 got=$(files "$W/a")
 if [ "$got" = "644 ./etc/tapgrid/tapgrid.json" ]; then pass "make uninstall leaves only the config"; else fail "make uninstall left: $got"; fi
-leftover=$(cd "$W/a" && find . -mindepth 1 -type d -empty -path './usr/local/*' \( -name tapgridd.service.d -o -name tapgrid \) -print)
+leftover=$(cd "$W/a" && find . -mindepth 1 -type d -empty -path './usr/local/*' \( -name tapgridd.service.d -o -name tapgrid -o -name docs \) -print)
 [ -z "$leftover" ] && pass "make uninstall removes its own directories" || fail "make uninstall left directories: $leftover"
 
 make -s install DESTDIR="$W/b" PREFIX=/usr >"$W/install.log" 2>&1 || { cat "$W/install.log"; fail "make install PREFIX=/usr"; }

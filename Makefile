@@ -24,7 +24,7 @@ DOCDIR      = $(PREFIX)/share/doc/tapgrid
 DOC_PAGES  := $(wildcard docs/*.md docs/*.png docs/*.svg)
 CONFDIR     = /etc/tapgrid
 
-.PHONY: all build release deps test test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
+.PHONY: all build release deps test test-docs test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
 
 all: build
 
@@ -53,7 +53,12 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-panel test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+	$(MAKE) test-docs test-panel test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+
+# Every relative link of README.md and docs/*.md names a file that exists, and each #anchor into a
+# markdown file a heading there (Tests/docs/check-links.py; python3 only).
+test-docs:
+	python3 Tests/docs/check-links.py
 
 # The browser panel against the built daemon: its HTTP server without a browser (every guard,
 # tokens, 50 event streams, sessions), then the page in a real headless Chromium driven over the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`'s fleet figures (README "Benchmarks"), each taken side by side in one run with a
+"""`make bench`'s fleet figures (docs/benchmarks.md "Benchmarks"), each taken side by side in one run with a
 real mosquitto (Debian's) on a free loopback port:
 
   taps/s, MQTT on vs off   two release tapgridd on the bench layout, one with `mqtt` (a broker

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make bench`'s browser-panel figures (README "Benchmarks"), against a release tapgridd with a
+"""`make bench`'s browser-panel figures (docs/benchmarks.md "Benchmarks"), against a release tapgridd with a
 panel on a free loopback port:
 
   socket taps with 50 streams   request/response taps per second from Benchmarks/load-client.c,

@@ -73,7 +73,7 @@ func fuzzRequest(_ bytes: [UInt8]) {
         do { _ = try JSONParser.parse(bytes, lenient: false) } catch {
             // By design the scanner looks for duplicate keys at the top level only: inside an
             // ignored value or an `id` (echoed as sent) finding them would cost allocations on
-            // every request (README, "Socket protocol"; RequestScannerTests pins both cases).
+            // every request (docs/socket-protocol.md "Socket protocol"; RequestScannerTests pins both cases).
             if error.message.hasPrefix("duplicate key") { return }
             violated("the scanner accepted a line the JSON parser refuses: \(error)")
         }

@@ -1,4 +1,4 @@
-// Default config and socket paths (README, "Commands"), as pure functions of the environment.
+// Default config and socket paths (docs/commands.md "Commands"), as pure functions of the environment.
 
 /// Resolves the config and socket paths from the command line and the environment.
 public enum DefaultPaths {

@@ -2,8 +2,8 @@ import TapgridArguments
 import TapgridConfig
 import TapgridCore
 
-/// `set`, `load`, `unload` and `show --socket`: cell state and pushed layouts (README "Cell state
-/// and pushed layouts"). Requests are written by the core (`ControlRequest`'s encoders, `Request`),
+/// `set`, `load`, `unload` and `show --socket`: cell state and pushed layouts (docs/cell-state.md
+/// "Cell state and pushed layouts"). Requests are written by the core (`ControlRequest`'s encoders, `Request`),
 /// replies read through its reply types.
 struct CellCommands {
     let console: Console

@@ -2,7 +2,7 @@ import TapgridCore
 
 /// `tapgrid show --format json|table`: every grid in pre-order with its rect and routing.
 enum LayoutRendering {
-    /// The exact shape README "Commands" documents: `{"layout", "width", "height", "direction", "grids": [...]}`.
+    /// The exact shape docs/commands.md "Commands" documents: `{"layout", "width", "height", "direction", "grids": [...]}`.
     static func json(_ layout: LoadedLayout, config: Config) -> String {
         let tree = layout.tree
         var object = JSONObjectWriter(.spaced)

@@ -5,7 +5,7 @@ import TapgridSystem
 
 /// The `tapgrid` command: parses arguments, runs the command, returns the exit code.
 public enum TapgridCLIMain {
-    /// Exit codes (README, "Commands").
+    /// Exit codes (docs/commands.md "Commands").
     public static let success: Int32 = 0, failure: Int32 = 1, usage: Int32 = 64, unavailable: Int32 = 69
 
     /// - Parameter arguments: the full argv, program name first.

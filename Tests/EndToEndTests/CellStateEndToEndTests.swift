@@ -4,7 +4,7 @@ import Testing
 
 import TapgridTestSupport
 
-/// Cell state and pushed layouts through the real daemon (README "Cell state", "Pushed layouts"):
+/// Cell state and pushed layouts through the real daemon (docs/cell-state.md "Cell state", "Pushed layouts"):
 /// what a panel's server sends and what a user checks in replies, the event log and children.
 extension EndToEnd {
     @Suite struct CellState {

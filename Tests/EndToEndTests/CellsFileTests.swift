@@ -4,7 +4,7 @@ import Testing
 
 import TapgridTestSupport
 
-/// `cells.json` (README "Cell state"): the state kept across restarts beside the event log,
+/// `cells.json` (docs/cell-state.md "Cell state across restarts"): the state kept across restarts beside the event log,
 /// written within a second of a change, whole even when the daemon is killed at any moment; a
 /// torn or unwritable file is a message, never a daemon that does not start.
 extension EndToEnd {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import TapgridCore
 
-/// Cell state and pushed layouts in-process (README "Cell state", "Pushed layouts"): what `set`
+/// Cell state and pushed layouts in-process (docs/cell-state.md "Cell state", "Pushed layouts"): what `set`
 /// keeps, clears and refuses, what toggles and disabled grids do to taps, and how state follows
 /// a grid across reloads and pushed layouts by layout name and path.
 @Suite struct CellStateTests {

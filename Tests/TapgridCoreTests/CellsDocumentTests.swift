@@ -2,7 +2,7 @@ import Testing
 
 @testable import TapgridCore
 
-/// `cells.json`'s text (README "Cell state"): what the daemon writes, that it reads it back as
+/// `cells.json`'s text (docs/cell-state.md "Cell state across restarts"): what the daemon writes, that it reads it back as
 /// it was, and that a torn or wrong file is refused with a message saying what is wrong.
 @Suite struct CellsDocumentTests {
     typealias Cell = TapEngine.NamedCell

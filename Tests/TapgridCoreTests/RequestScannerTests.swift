@@ -193,7 +193,7 @@ struct RequestScannerTests {
     /// Also from the `request` fuzz target (Fuzz/corpus/request/regression-nested-duplicate-key):
     /// the scanner refuses a key given twice at the top level, but does not look for duplicates
     /// inside a value it ignores or echoes (that would cost allocations on every request); the
-    /// JSON parser refuses both. A choice, pinned here and written in the README.
+    /// JSON parser refuses both. A choice, pinned here and written in docs/socket-protocol.md.
     @Test func duplicateKeysAreRefusedAtTheTopLevelOnly() {
         #expect(scan(#"{"x": 1, "y": 2, "x": 3}"#).failure?.code == "bad_request")
         #expect(scan(#"{"x": 1, "y": 2, "other": {"a": 1, "a": 2}}"#).isSuccess)

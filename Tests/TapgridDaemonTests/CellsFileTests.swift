@@ -3,7 +3,7 @@ import Testing
 @testable import TapgridCore
 @testable import TapgridDaemon
 
-/// Where `cells.json` goes (README "Cell state"): beside the event log, and where the log would
+/// Where `cells.json` goes (docs/cell-state.md "Cell state across restarts"): beside the event log, and where the log would
 /// be by default when it is off.
 @Suite struct CellsFilePathTests {
     static let cases: [(EventLogSetting, [String: String], String)] = [

@@ -224,7 +224,7 @@ func openFDs() -> Set<Int> {
         #expect(dir.read("env42") == (common + [
             "TAPGRID_NAME=play", "TAPGRID_TAG=-7", #"TAPGRID_ACTION_DATA={"a":[1,2.5,"x\"y"]}"#,
             "TAPGRID_X=120", "TAPGRID_Y=120.5", "TAPGRID_SEQ=42",
-            // The grid's cell state (README "Cell state"): none set, so all three are empty.
+            // The grid's cell state (docs/cell-state.md "Cell state"): none set, so all three are empty.
             "TAPGRID_TEXT=", "TAPGRID_ACTIVE=", "TAPGRID_VALUE=",
         ]).map { $0 + "\n" }.joined())
         #expect(dir.read("arg43") == "hello $(world)")

@@ -1,4 +1,4 @@
-/// What one grid shows and its handlers read (README "Cell state"): a label, whether it is on,
+/// What one grid shows and its handlers read (docs/cell-state.md "Cell state"): a label, whether it is on,
 /// a value, and whether it takes taps. Every field starts null; a grid whose state is all null
 /// is not stored at all.
 public struct CellState: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// `cells.json` (README "Cell state"): every grid's state, kept across restarts, as one JSON object
+/// `cells.json` (docs/cell-state.md "Cell state across restarts"): every grid's state, kept across restarts, as one JSON object
 /// `{"version":1,"layouts":{"home":{"0/1":{"text":"42 %","active":true,"value":42,"enabled":null}}}}`
 /// and a final `\n`. Layouts by name, grids by path, so the file outlives layout and grid indexes
 /// (grids no longer at their layout and path are dropped by `TapEngine.restoreCells`).

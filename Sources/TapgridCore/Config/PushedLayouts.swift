@@ -1,4 +1,4 @@
-/// Layouts pushed at run time with `load` (README "Pushed layouts"), layered over the config's:
+/// Layouts pushed at run time with `load` (docs/cell-state.md "Pushed layouts"), layered over the config's:
 /// a pushed layout adds a name or hides the config's layout of that name until `unload`. Kept
 /// over reloads (each is checked and routed again against the new config's handlers and
 /// routes). A value: the daemon holds one and swaps in `combined(with:)`.

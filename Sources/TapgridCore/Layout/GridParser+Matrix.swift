@@ -60,7 +60,7 @@ extension GridParser {
             }
             mode = .margin(m.double)
             if m.double < 0 {
-                // Allowed (nothing is clamped, README "Layout semantics"), but never what a nine-grid
+                // Allowed (nothing is clamped, docs/layouts.md "Layout semantics"), but never what a nine-grid
                 // wants: one warning here instead of one overlap warning per pair of cells.
                 let overlap = formatNumber(-m.double)
                 warning(node, "\(context)\"margin\": \(shown(margin)) is negative, so neighbouring cells overlap by \(overlap) and the outer cells reach \(overlap) past the grid's edges (taps in an overlap go to the lower-numbered cell); margin is the gap between cells and around them: use 0 or more")

@@ -1,7 +1,7 @@
 /// Reads a grid dictionary (MyLayout's `gridDictionary` format plus tapgrid's extensions) into a
 /// `GridTree`, gathering every error and warning instead of stopping at the first.
 public struct GridParser {
-    /// Deepest grid tree accepted (README, "Layout semantics").
+    /// Deepest grid tree accepted (docs/layouts.md "Layout semantics").
     public static let maxDepth = 256
     /// Most grids accepted in one layout, matrix cells included.
     public static let maxGrids = 1_000_000

@@ -51,7 +51,7 @@ public struct Borderline: Sendable, Equatable {
     public var dash: Double = 0
 }
 
-/// The `matrix` extension: `count` uniform cells in `cols` columns (README, "Layout semantics").
+/// The `matrix` extension: `count` uniform cells in `cols` columns (docs/layouts.md "Layout semantics").
 public struct MatrixSpec: Sendable, Equatable {
     public enum Mode: Sendable, Equatable {
         case between(cellWidth: Double, cellHeight: Double)

@@ -1,5 +1,5 @@
 extension ResolvedLayout {
-    /// The grid a tap at (x, y) hits (README, "Layout semantics"): the deepest hittable grid that
+    /// The grid a tap at (x, y) hits (docs/layouts.md "Layout semantics"): the deepest hittable grid that
     /// contains the point, the first sibling in declaration order winning where siblings overlap.
     ///
     /// Cost is about depth times log(fan-out): matrix cells are found by arithmetic and wide

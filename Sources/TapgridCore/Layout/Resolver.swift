@@ -1,4 +1,4 @@
-/// Resolves a parsed grid tree to rects (README, "Layout semantics").
+/// Resolves a parsed grid tree to rects (docs/layouts.md "Layout semantics").
 ///
 /// Grids are stored with children contiguous and after their parents, so one forward loop sizes
 /// and places every grid's children. RTL layouts are resolved in leading-based coordinates and

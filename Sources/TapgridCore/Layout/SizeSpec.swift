@@ -1,4 +1,4 @@
-/// How a grid is sized along its parent's split axis (README, "Layout semantics").
+/// How a grid is sized along its parent's split axis (docs/layouts.md "Layout semantics").
 public enum SizeSpec: Sendable, Equatable {
     /// `n >= 1` points.
     case fixed(Double)

@@ -29,7 +29,7 @@ public struct StatusReply: Sendable, Equatable {
         }
     }
 
-    /// The fleet connection (README, "Running a fleet"), with `mqtt` in the config.
+    /// The fleet connection (docs/fleet.md "Running a fleet"), with `mqtt` in the config.
     public struct MQTT: Sendable, Equatable {
         public var connected: Bool
         /// `host:port` or the Unix socket's path.
@@ -53,7 +53,7 @@ public struct StatusReply: Sendable, Equatable {
         }
     }
 
-    /// The browser panel (README, "Browser panel"), with `panel` in the config and serving.
+    /// The browser panel (docs/panel.md "Browser panel"), with `panel` in the config and serving.
     public struct Panel: Sendable, Equatable {
         /// `http://127.0.0.1:8480/`, the Unix socket's path, or the socket systemd passed.
         public var address: String
@@ -82,7 +82,7 @@ public struct StatusReply: Sendable, Equatable {
     public var queued: Int64?
     public var clients: Int64?
     public var eventLog: EventLog?
-    /// The layouts pushed with `load` (README "Pushed layouts"); nil when none are.
+    /// The layouts pushed with `load` (docs/cell-state.md "Pushed layouts"); nil when none are.
     public var pushed: [String]? = nil
     /// The fleet connection; nil without `mqtt` in the config.
     public var mqtt: MQTT? = nil

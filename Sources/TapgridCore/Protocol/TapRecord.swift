@@ -85,7 +85,7 @@ public struct TapRecord: Sendable, Equatable {
 
 /// A cell state change's record: `{"time":...,"run":...,"seq":43,"event":"state","layout":"home",
 /// "grid":"0/1","text":"42 %","active":true,"value":42,"enabled":null,"source":"socket"}`, the
-/// grid's whole state after the change (README "Cell state").
+/// grid's whole state after the change (docs/cell-state.md "Cell state").
 public enum StateRecord {
     /// Where a change came from.
     public enum Source: String, Sendable {

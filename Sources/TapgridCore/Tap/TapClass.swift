@@ -1,4 +1,4 @@
-/// What kind of press a tap was (README, "Touch contacts and tap classes").
+/// What kind of press a tap was (docs/touch.md "Touch contacts and tap classes").
 public enum TapClass: Int, Sendable, NamedCase {
     /// A press released in place (a plain tap request is always one).
     case tap
@@ -20,7 +20,7 @@ public enum TapClass: Int, Sendable, NamedCase {
     }
 }
 
-/// A layout's timing for tap classes (each overridable per layout; README "Touch contacts and tap classes").
+/// A layout's timing for tap classes (each overridable per layout; docs/touch.md "Touch contacts and tap classes").
 public struct TouchTiming: Sendable, Equatable {
     public var longPressMs: Int = 500
     public var repeatMs: Int = 200

@@ -1,4 +1,4 @@
-/// Cell state (README "Cell state"): what `set` changes, what a toggle grid's tap flips, what a
+/// Cell state (docs/cell-state.md "Cell state"): what `set` changes, what a toggle grid's tap flips, what a
 /// disabled grid's tap is refused with, and how state follows a grid across reloads and pushed
 /// layouts (by layout name and grid path).
 extension TapEngine {

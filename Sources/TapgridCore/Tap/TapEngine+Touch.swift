@@ -84,7 +84,7 @@ public enum TouchError: Error, Equatable, Sendable {
     case missingPosition
 }
 
-/// The recognizer of tap classes (README, "Touch contacts and tap classes"): driven only by the
+/// The recognizer of tap classes (docs/touch.md "Touch contacts and tap classes"): driven only by the
 /// times it is given, so every rule is tested in-process without sleeping (`TouchRecognizerTests`),
 /// and `replay` runs it again on recorded timing. The daemon arms a deadline at
 /// `nextTouchDeadline` and calls `advanceTouch(to:)` when it passes.

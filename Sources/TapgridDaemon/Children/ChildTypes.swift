@@ -41,7 +41,7 @@ public struct ChildRequest: Sendable {
     }
 }
 
-/// What `ChildSupervisor.submit` did with a request (the handler outcomes of README "Socket protocol").
+/// What `ChildSupervisor.submit` did with a request (the handler outcomes of docs/socket-protocol.md "Socket protocol").
 public enum SubmitOutcome: Equatable, Sendable {
     /// Started now, or queued behind the handler's running children. Exactly one `ChildExit`
     /// with this request's `seq` follows later.

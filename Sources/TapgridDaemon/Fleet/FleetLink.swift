@@ -137,7 +137,7 @@ final class FleetLink: LoopHandler {
             guard case .tcp(let host, let port) = settings.broker else { return }
             // With TLS the name goes to libmosquitto, which checks the certificate against it
             // (and looks it up again: the lookup just made has warmed whatever cache the
-            // system has; README, "Running a fleet").
+            // system has; docs/fleet.md "Running a fleet").
             connect(host: settings.tls == nil ? numeric : host, port: Int32(port))
         }
     }

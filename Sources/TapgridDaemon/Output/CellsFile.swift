@@ -1,7 +1,7 @@
 import TapgridCore
 import TapgridSystem
 
-/// `cells.json`: the cell state kept across restarts (README "Cell state"), beside the event log.
+/// `cells.json`: the cell state kept across restarts (docs/cell-state.md "Cell state across restarts"), beside the event log.
 ///
 /// Loop-owned. Nothing of it runs on the tap path: at the end of each wakeup one comparison of the
 /// engine's `cellsVersion` with the version last written tells whether the state changed; the
@@ -32,7 +32,7 @@ final class CellsFile {
     /// The timer fired: the hook writes at the end of this wakeup.
     private var writeDue = false
 
-    /// How long after a change the state is written (README: within 1 s).
+    /// How long after a change the state is written (docs/cell-state.md: within 1 s).
     static let delayNanos: UInt64 = 1_000_000_000
 
     init(path: String, output: TapOutput, loop: EventLoop, log: LogSink) {

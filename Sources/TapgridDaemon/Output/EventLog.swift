@@ -164,8 +164,8 @@ final class EventLog {
         if fd >= 0 { log.info("event log \(path) was moved or deleted; writing to a new file there") }
     }
 
-    /// How often the daemon checks that the path still names the open file (README: a rotated
-    /// or deleted log is replaced within 5 s).
+    /// How often the daemon checks that the path still names the open file (docs/event-log-and-replay.md
+    /// "Event log": a log renamed or deleted under the daemon is noticed within a second).
     static let movedCheckNanos: UInt64 = 1_000_000_000
 
     /// Starts a record with its time and run id after the staged ones; the caller appends the

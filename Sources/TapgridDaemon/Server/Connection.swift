@@ -4,9 +4,9 @@ import TapgridSystem
 /// One client connection: its descriptor, request framer, reply queue and peer identity.
 /// Loop-owned; the `SocketServer` reads and writes it, the `RequestRouter` answers its lines.
 final class Connection {
-    /// Longest request line accepted, without its `\n` (65,536 bytes, README "Socket protocol").
+    /// Longest request line accepted, without its `\n` (65,536 bytes, docs/socket-protocol.md "Socket protocol").
     static let maxLineBytes = 65_536
-    /// Flow control (README, "Flow control"): while more than this many bytes of a client's
+    /// Flow control (docs/socket-protocol.md "Socket protocol", flow control): while more than this many bytes of a client's
     /// replies wait unsent, its requests are not read (they wait in the kernel's socket buffer,
     /// so the sender blocks) and lines already read wait in the framer; both resume as the
     /// replies drain. So a client may pipeline without limit and the daemon's memory per client

@@ -336,7 +336,7 @@ final class SocketServer: LoopHandler {
         }
     }
 
-    /// A `load` line (README "Pushed layouts") may be up to `RequestScanner.maxLoadLineBytes`
+    /// A `load` line (docs/cell-state.md "Pushed layouts") may be up to `RequestScanner.maxLoadLineBytes`
     /// (`arriving`: the start of one, its `\n` and a `\r` not yet read).
     private static func isAllowedLoad(_ line: UnsafeBufferPointer<UInt8>, arriving: Bool = false) -> Bool {
         line.count <= RequestScanner.maxLoadLineBytes + (arriving ? 1 : 0) && RequestScanner.startsAsLoad(line)
@@ -424,7 +424,7 @@ final class SocketServer: LoopHandler {
     }
 
     /// Closes the clients that took none of their waiting replies for `stallLimitNanos`
-    /// (README, "Flow control": only such a client is closed), and schedules the next check.
+    /// (docs/socket-protocol.md "Socket protocol", flow control: only such a client is closed), and schedules the next check.
     private func closeStalledClients() {
         let now = Clock.monotonicNanos()
         var next = UInt64.max

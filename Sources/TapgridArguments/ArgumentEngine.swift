@@ -180,16 +180,26 @@ struct CommandSpec: Sendable {
     /// Groups of option keys of which at most one may be given; shown as `[--a <x> | --b <y>]`.
     let exclusiveGroups: [[String]]
     let subcommands: [SubcommandSummary]
+    /// The pages of `docs/` that hold this command's reference (``DocPages``), named last in its
+    /// help and in its manual page.
+    let docs: [String]
 
     init(
         path: [String], abstract: String, arguments: [ArgumentSpec] = [], exclusiveGroups: [[String]] = [],
-        subcommands: [SubcommandSummary] = []
+        subcommands: [SubcommandSummary] = [], docs: [String] = []
     ) {
         self.path = path
         self.abstract = abstract
         self.arguments = arguments
         self.exclusiveGroups = exclusiveGroups
         self.subcommands = subcommands
+        self.docs = docs
+    }
+
+    /// `Reference: docs/cell-state.md`, or nil without ``docs``.
+    var reference: String? {
+        guard let last = docs.last else { return nil }
+        return "Reference: " + (docs.count > 1 ? docs.dropLast().joined(separator: ", ") + " and " + last : last)
     }
 
     var name: String { path.joined(separator: " ") }
@@ -351,6 +361,10 @@ struct CommandSpec: Sendable {
         if !subcommands.isEmpty {
             let helpPath = [path[0], "help"] + path.dropFirst()
             text += "\n  See '\(helpPath.joined(separator: " ")) <subcommand>' for detailed help.\n"
+        }
+        if let reference {
+            // A program's own help also says where the pages are.
+            text += "\n" + wrapHelp(path.count == 1 ? reference + "\n" + DocPages.whereTheyAre : reference, indent: 2) + "\n"
         }
         return text
     }

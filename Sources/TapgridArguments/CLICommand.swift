@@ -95,7 +95,7 @@ public struct UseOptions: Sendable, Equatable {
     }
 }
 
-/// The keys of a grid's cell state (README "Cell state"), as `set` names them and `--clear` takes them.
+/// The keys of a grid's cell state (docs/cell-state.md "Cell state"), as `set` names them and `--clear` takes them.
 public enum CellKey: String, Sendable, Equatable, CaseIterable {
     case text, active, value, enabled
 }
@@ -474,7 +474,8 @@ enum CLISpecs {
                 .hiddenFromUsage(),
         ],
         exclusiveGroups: [["generate-completion-script", "generate-manual"]],
-        subcommands: CLISubcommand.allCases.map { SubcommandSummary(name: $0.rawValue, abstract: $0.spec.abstract) })
+        subcommands: CLISubcommand.allCases.map { SubcommandSummary(name: $0.rawValue, abstract: $0.spec.abstract) },
+        docs: [DocPages.commands])
 
     static let tap = CommandSpec(
         path: ["tapgrid", "tap"],
@@ -484,7 +485,8 @@ enum CLISpecs {
             .option("layout", value: "name", help: "Layout to tap in.", default: "the daemon's current layout"),
             socket,
             .flag("json", help: "Print the daemon's reply as JSON."),
-        ])
+        ],
+        docs: [DocPages.commands, DocPages.socketProtocol])
 
     static let touch = CommandSpec(
         path: ["tapgrid", "touch"],
@@ -496,7 +498,8 @@ enum CLISpecs {
             .option("layout", value: "name", help: "Layout to press on.", default: "the daemon's current layout"),
             socket,
             .flag("json", help: "Print the daemon's replies as JSON, one per line."),
-        ])
+        ],
+        docs: [DocPages.touch])
 
     static let hit = CommandSpec(
         path: ["tapgrid", "hit"],
@@ -510,17 +513,20 @@ enum CLISpecs {
             .option("config", value: "path", help: "Hit-test offline against this config file; no daemon needed."),
             .flag("json", help: "Print the hit as JSON, the same object as the socket's hit reply."),
         ],
-        exclusiveGroups: [["socket", "config"]])
+        exclusiveGroups: [["socket", "config"]],
+        docs: [DocPages.commands, DocPages.socketProtocol])
 
     static let status = CommandSpec(
         path: ["tapgrid", "status"],
         abstract: "Print the running daemon's state: current layout, config generation and tap count.",
-        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")])
+        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")],
+        docs: [DocPages.socketProtocol])
 
     static let reload = CommandSpec(
         path: ["tapgrid", "reload"],
         abstract: "Make the daemon re-read its config; a config that fails to load leaves the old one running.",
-        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")])
+        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")],
+        docs: [DocPages.socketProtocol])
 
     static let use = CommandSpec(
         path: ["tapgrid", "use"],
@@ -529,7 +535,8 @@ enum CLISpecs {
             .positional("layout", help: "Name of one of the daemon's layouts: a config's or a pushed one."),
             controlSocket, controlConfig,
             .flag("json", help: "Print the daemon's reply as JSON."),
-        ])
+        ],
+        docs: [DocPages.socketProtocol])
 
     static let trueOrFalse = ArgumentSpec.ValueKind.oneOf(["true", "false"])
 
@@ -550,7 +557,8 @@ enum CLISpecs {
                 help: "Clear this key back to null (repeat it for more keys).").repeating(),
             controlSocket, controlConfig,
             .flag("json", help: "Print the daemon's reply as JSON."),
-        ])
+        ],
+        docs: [DocPages.cellState])
 
     static let load = CommandSpec(
         path: ["tapgrid", "load"],
@@ -573,7 +581,8 @@ enum CLISpecs {
                 default: "with --check, " + HelpPhrases.defaultConfig),
             .flag("json", help: "Print the daemon's reply as JSON."),
         ],
-        exclusiveGroups: [["check", "socket"]])
+        exclusiveGroups: [["check", "socket"]],
+        docs: [DocPages.cellState])
 
     static let unload = CommandSpec(
         path: ["tapgrid", "unload"],
@@ -582,14 +591,16 @@ enum CLISpecs {
             .positional("layout", help: "Name of a layout pushed with load."),
             controlSocket, controlConfig,
             .flag("json", help: "Print the daemon's reply as JSON."),
-        ])
+        ],
+        docs: [DocPages.cellState])
 
     static let check = CommandSpec(
         path: ["tapgrid", "check"],
         abstract: "Validate a config file and its layouts; print errors and warnings, exit 1 on any error.",
         arguments: [
             .positional("config", optional: true, help: "Config file to check. (default: \(HelpPhrases.defaultConfig))")
-        ])
+        ],
+        docs: [DocPages.commands, DocPages.configuration])
 
     static let show = CommandSpec(
         path: ["tapgrid", "show"],
@@ -604,7 +615,8 @@ enum CLISpecs {
                 "socket", value: "path",
                 help:
                     "Draw the running daemon's layout instead, with each cell's state (its text, active and disabled cells); --format svg only, --layout defaults to the daemon's current layout."),
-        ])
+        ],
+        docs: [DocPages.commands, DocPages.layouts])
 
     static let replay = CommandSpec(
         path: ["tapgrid", "replay"],
@@ -628,5 +640,6 @@ enum CLISpecs {
                 default: "1"),
             .flag("json", help: "Print one JSON object per difference, then a summary object (with --dispatch: the outcome counts)."),
         ],
-        exclusiveGroups: [["config", "socket"]])
+        exclusiveGroups: [["config", "socket"]],
+        docs: [DocPages.eventLogAndReplay])
 }

@@ -63,5 +63,6 @@ public enum DaemonCommand: Sendable, Equatable {
             .flag("verbose", help: "Log debug-level detail too."),
             ArgumentSpec.flag("generate-manual", help: "Print the manual page tapgridd(8) in roff (man -l - reads it).")
                 .hiddenFromUsage(),
-        ])
+        ],
+        docs: [DocPages.configuration, DocPages.socketProtocol, DocPages.systemdAndInstall])
 }

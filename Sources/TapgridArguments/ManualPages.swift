@@ -4,20 +4,22 @@
 
 /// The manual pages of `tapgrid` and `tapgridd`.
 public enum ManualPages {
-    /// tapgrid(1): the main help, then every subcommand's, then exit status, environment, files.
+    /// tapgrid(1): the main help, then every subcommand's (with the pages of `docs/` that hold its
+    /// reference), then exit status, environment, files, and every page of `docs/`.
     public static var tapgrid: String {
         let root = CLISpecs.root
         var page = header(name: "tapgrid", section: 1, title: "User Commands", abstract: root.abstract)
         page += ".SH SYNOPSIS\n.nf\n"
         page += CLISubcommand.allCases.map { escape($0.spec.usage) + "\n" }.joined()
         page += escape("tapgrid help <subcommand>") + "\n.fi\n"
-        page += ".SH DESCRIPTION\n" + escape(root.abstract) + "\n"
+        page += ".SH DESCRIPTION\n" + escape(root.abstract) + "\n" + paragraph(root.reference)
         page += ".SH OPTIONS\n" + rows(root.arguments.filter { !$0.isPositional } + builtInRows)
         page += ".SH COMMANDS\n"
         for sub in CLISubcommand.allCases {
             let spec = sub.spec
             page += ".SS \(sub.rawValue)\n" + escape(spec.abstract) + "\n.PP\n.nf\n" + escape(spec.usage) + "\n.fi\n"
             page += rows(spec.arguments)
+            page += paragraph(spec.reference)
         }
         page += section(
             "EXIT STATUS",
@@ -35,16 +37,16 @@ public enum ManualPages {
                 ("RUNTIME_DIRECTORY, XDG_RUNTIME_DIR", "Folders holding \(DefaultPaths.socketFileName) when neither names a socket."),
             ])
         page += section("FILES", files)
-        page += ".SH SEE ALSO\n.BR tapgridd (8)\n"
+        page += seeAlso(other: "tapgridd", section: 8)
         return page
     }
 
-    /// tapgridd(8): its help, then signals, exit status, environment, files.
+    /// tapgridd(8): its help, then signals, exit status, environment, files, and every page of `docs/`.
     public static var tapgridd: String {
         let spec = DaemonCommand.daemonSpec
         var page = header(name: "tapgridd", section: 8, title: "System Administration", abstract: spec.abstract)
         page += ".SH SYNOPSIS\n.nf\n" + escape(spec.usage) + "\n.fi\n"
-        page += ".SH DESCRIPTION\n" + escape(spec.abstract) + "\n"
+        page += ".SH DESCRIPTION\n" + escape(spec.abstract) + "\n" + paragraph(spec.reference)
         page += ".SH OPTIONS\n" + rows(spec.arguments + builtInRows)
         page += section(
             "SIGNALS",
@@ -69,11 +71,20 @@ public enum ManualPages {
                 ("STATE_DIRECTORY, XDG_STATE_HOME", "Folders for events.jsonl when the config's eventLog names no path."),
             ])
         page += section("FILES", files)
-        page += ".SH SEE ALSO\n.BR tapgrid (1)\n"
+        page += seeAlso(other: "tapgrid", section: 1)
         return page
     }
 
     static let builtInRows = CompletionScripts.builtInOptions
+
+    /// `.PP` and the text, or nothing for nil.
+    static func paragraph(_ text: String?) -> String { text.map { ".PP\n" + escape($0) + "\n" } ?? "" }
+
+    /// The other program's page, then every page of `docs/` with what it holds.
+    static func seeAlso(other: String, section: Int) -> String {
+        ".SH SEE ALSO\n.BR \(other) (\(section))\n.PP\n" + escape(DocPages.whereTheyAre) + "\n"
+            + DocPages.all.map { ".TP\n\\fB\(escape($0.page))\\fR\n" + escape($0.holds) + "\n" }.joined()
+    }
 
     static let files = [(DefaultPaths.systemConfig, "The default config."), (DefaultPaths.systemSocket, "The default socket.")]
 

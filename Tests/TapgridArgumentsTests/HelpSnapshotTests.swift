@@ -52,6 +52,10 @@ SUBCOMMANDS:
                           them to the daemon as real taps.
 
   See 'tapgrid help <subcommand>' for detailed help.
+
+  Reference: docs/commands.md
+  README.md lists every page of docs/, and both are installed in
+  PREFIX/share/doc/tapgrid (PREFIX: /usr/local by default).
 """ + "\n")
     }
 
@@ -78,6 +82,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/commands.md and docs/socket-protocol.md
 """ + "\n")
     }
 
@@ -108,6 +114,8 @@ OPTIONS:
                           socket's hit reply.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/commands.md and docs/socket-protocol.md
 """ + "\n")
     }
 
@@ -129,6 +137,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/socket-protocol.md
 """ + "\n")
     }
 
@@ -150,6 +160,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/socket-protocol.md
 """ + "\n")
     }
 
@@ -174,6 +186,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/socket-protocol.md
 """ + "\n")
     }
 
@@ -209,6 +223,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/cell-state.md
 """ + "\n")
     }
 
@@ -243,6 +259,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/cell-state.md
 """ + "\n")
     }
 
@@ -267,6 +285,8 @@ OPTIONS:
   --json                  Print the daemon's reply as JSON.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/cell-state.md
 """ + "\n")
     }
 
@@ -284,6 +304,8 @@ ARGUMENTS:
 OPTIONS:
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/commands.md and docs/configuration.md
 """ + "\n")
     }
 
@@ -310,6 +332,8 @@ OPTIONS:
                           current layout.
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/commands.md and docs/layouts.md
 """ + "\n")
     }
 
@@ -342,6 +366,8 @@ OPTIONS:
                           object (with --dispatch: the outcome counts).
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/event-log-and-replay.md
 """ + "\n")
     }
 
@@ -367,6 +393,11 @@ OPTIONS:
                           reads it).
   --version               Show the version.
   -h, --help              Show help information.
+
+  Reference: docs/configuration.md, docs/socket-protocol.md and
+  docs/systemd-and-install.md
+  README.md lists every page of docs/, and both are installed in
+  PREFIX/share/doc/tapgrid (PREFIX: /usr/local by default).
 """ + "\n")
     }
 }

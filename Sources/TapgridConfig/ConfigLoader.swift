@@ -5,7 +5,7 @@ import TapgridSystem
 /// Loads a config from disk: reads the file and the grid files it names, parses them as
 /// lenient JSON (comments, trailing commas), validates and resolves everything.
 public enum ConfigLoader {
-    /// Config and layout files larger than this are refused (README, "Config").
+    /// Config and layout files larger than this are refused (docs/configuration.md).
     public static let maxFileBytes = 64 << 20
     /// JSON nesting accepted in files: a 256-level grid tree nests objects in arrays twice as deep.
     static let maxJSONDepth = 2 * GridParser.maxDepth + 16
@@ -63,7 +63,7 @@ public enum ConfigLoader {
             return .success(try JSONParser.parse(bytes, lenient: true, maxDepth: maxJSONDepth))
         } catch {
             var message = error.message
-            if message.hasPrefix("nesting is deeper than") {
+            if error.kind == .tooDeep {
                 // Only a grid tree nests this deep in a config: say which limit that is.
                 message += "; a grid tree may be at most \(GridParser.maxDepth) levels deep (each level nests a grid object in a \"rows\" or \"cols\" array)"
             }

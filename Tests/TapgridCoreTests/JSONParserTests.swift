@@ -242,6 +242,23 @@ struct JSONParserTests {
         #expect(errorText(Array("{\"a\": 1,\n \"é😀\": x}".utf8), lenient: false) == "2:8: expected a value, found 'x'")
     }
 
+    /// Callers tell some errors apart by their kind, never by their message's text.
+    @Test(arguments: [
+        ("{\"a\": 1", JSONSyntaxError.Kind.endOfInput),
+        ("[1,", .endOfInput),
+        ("\"abc", .unterminatedString),
+        ("[\"a\nb\"]", .unterminatedString),
+        ("\"\\u00", .unterminatedString),
+        ("{\"a\": 1, \"a\": 2}", .duplicateKey),
+        (String(repeating: "[", count: 513) + String(repeating: "]", count: 513), .tooDeep),
+        ("[1, x]", .invalid),
+        ("1e400", .invalid),
+    ])
+    func errorKinds(text: String, kind: JSONSyntaxError.Kind) {
+        #expect(throws: JSONSyntaxError.self) { try parse(text) }
+        do { _ = try parse(text) } catch { #expect(error.kind == kind, "\(error)") }
+    }
+
     @Test func errorDescriptionFormat() {
         let e = JSONSyntaxError(line: 3, column: 14, message: "unexpected end of input")
         #expect(e.description == "3:14: unexpected end of input")

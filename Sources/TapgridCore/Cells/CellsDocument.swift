@@ -54,7 +54,7 @@ public enum CellsDocument {
         do throws(JSONSyntaxError) {
             document = try JSONParser.parse(bytes, lenient: false)
         } catch {
-            let cutShort = error.message == "unexpected end of input" || error.message == "unterminated string"
+            let cutShort = error.kind == .endOfInput || error.kind == .unterminatedString
             throw Problem("not valid JSON: \(error)" + (cutShort ? " (the file is cut short: torn by a crash, or a full disk?)" : ""))
         }
         guard case .object = document else {

@@ -82,7 +82,7 @@ public enum FleetCommand {
             return .success(try JSONParser.parse(payload, lenient: false, maxDepth: RequestScanner.maxDepth))
         } catch {
             let position = error.line == 1 ? "at column \(error.column)" : "at line \(error.line), column \(error.column)"
-            let code: ErrorCode = error.message.hasPrefix("duplicate key ") ? .badRequest : .parseError
+            let code: ErrorCode = error.kind == .duplicateKey ? .badRequest : .parseError
             return .failure(Refusal(code: code, message: error.message + " " + position))
         }
     }

@@ -1,13 +1,30 @@
 /// A JSON syntax error with a 1-based position. `column` counts Unicode scalars on the line.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of error it is, for callers that answer some kinds apart (a duplicate key is a
+    /// `bad_request`, a file that ends early was cut short); `message` says it for people.
+    public enum Kind: Sendable, Equatable {
+        /// The text ended where a value or more of one was expected.
+        case endOfInput
+        /// A string with no closing quote before the end of the text or of its line.
+        case unterminatedString
+        /// A key given twice in one object.
+        case duplicateKey
+        /// Containers nested deeper than the parser's `maxDepth`.
+        case tooDeep
+        /// Any other error (an unexpected character, invalid UTF-8, a number out of range...).
+        case invalid
+    }
+
     public var line: Int
     public var column: Int
     public var message: String
+    public var kind: Kind
 
-    public init(line: Int, column: Int, message: String) {
+    public init(line: Int, column: Int, message: String, kind: Kind = .invalid) {
         self.line = line
         self.column = column
         self.message = message
+        self.kind = kind
     }
 
     public var description: String { "\(line):\(column): \(message)" }
@@ -51,10 +68,23 @@ public enum JSONParser {
 struct JSONLexError: Error {
     var offset: Int
     var message: String
+    var kind: JSONSyntaxError.Kind = .invalid
+
+    static func endOfInput(at offset: Int) -> JSONLexError {
+        JSONLexError(offset: offset, message: "unexpected end of input", kind: .endOfInput)
+    }
+
+    static func unterminatedString(at offset: Int) -> JSONLexError {
+        JSONLexError(offset: offset, message: "unterminated string", kind: .unterminatedString)
+    }
+
+    static func tooDeep(at offset: Int, maxDepth: Int) -> JSONLexError {
+        JSONLexError(offset: offset, message: "nesting is deeper than \(maxDepth) levels", kind: .tooDeep)
+    }
 
     func syntaxError(in buffer: UnsafeBufferPointer<UInt8>) -> JSONSyntaxError {
         let (line, column) = JSONLex.position(of: offset, in: buffer)
-        return JSONSyntaxError(line: line, column: column, message: message)
+        return JSONSyntaxError(line: line, column: column, message: message, kind: kind)
     }
 }
 
@@ -156,7 +186,7 @@ enum JSONLex {
 
     /// An error for an unexpected byte: "invalid UTF-8" when it is not valid UTF-8, else `"\(expected), found X"`.
     static func unexpected(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, expected: String) -> JSONLexError {
-        if i >= b.count { return JSONLexError(offset: i, message: "unexpected end of input") }
+        if i >= b.count { return JSONLexError.endOfInput(at: i) }
         if b[i] >= 0x80 && utf8SequenceLength(b, i) == 0 {
             return JSONLexError(offset: i, message: "invalid UTF-8")
         }
@@ -181,7 +211,7 @@ enum JSONLex {
         var j = i + 2
         while j < i + 6 {
             guard j < b.count else {
-                throw JSONLexError(offset: j, message: "unterminated string")
+                throw JSONLexError.unterminatedString(at: j)
             }
             guard let h = hexValue(b[j]) else {
                 throw JSONLexError(
@@ -207,7 +237,7 @@ enum JSONLex {
                 if c == quote || c == backslash || c < 0x20 || c >= 0x80 { break }
                 i += 1
             }
-            guard i < n else { throw JSONLexError(offset: start, message: "unterminated string") }
+            guard i < n else { throw JSONLexError.unterminatedString(at: start) }
             let c = b[i]
             if c == quote { return (i + 1, hasEscapes) }
             if c >= 0x80 {
@@ -215,7 +245,7 @@ enum JSONLex {
                 guard len > 0 else { throw JSONLexError(offset: i, message: "invalid UTF-8") }
                 i += len
             } else if c < 0x20 {
-                if c == newline { throw JSONLexError(offset: start, message: "unterminated string") }
+                if c == newline { throw JSONLexError.unterminatedString(at: start) }
                 throw JSONLexError(
                     offset: i, message: "control character \(hexScalar(UInt32(c))) must be escaped in a string")
             } else {
@@ -228,7 +258,7 @@ enum JSONLex {
     /// Validates the escape whose backslash is at `i`; returns the offset past it.
     @inline(__always)
     static func scanEscape(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) throws(JSONLexError) -> Int {
-        guard i + 1 < b.count else { throw JSONLexError(offset: i + 1, message: "unterminated string") }
+        guard i + 1 < b.count else { throw JSONLexError.unterminatedString(at: i + 1) }
         switch b[i + 1] {
         case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74:
             return i + 2
@@ -617,7 +647,7 @@ private struct TreeParser {
     func duplicate(_ key: String, _ offset: Int) -> JSONLexError {
         var quoted: [UInt8] = []
         JSONWriter.appendString(key, to: &quoted)
-        return JSONLexError(offset: offset, message: "duplicate key " + String(decoding: quoted, as: UTF8.self))
+        return JSONLexError(offset: offset, message: "duplicate key " + String(decoding: quoted, as: UTF8.self), kind: .duplicateKey)
     }
 
     mutating func parseDocument() throws(JSONLexError) -> JSONValue {
@@ -626,13 +656,13 @@ private struct TreeParser {
         var result: JSONValue
         valueLoop: while true {
             try skipWhitespace()
-            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
             var value: JSONValue
             switch b[i] {
             case JSONLex.openBrace, JSONLex.openBracket:
                 let isObject = b[i] == JSONLex.openBrace
                 guard stack.count < maxDepth else {
-                    throw JSONLexError(offset: i, message: "nesting is deeper than \(maxDepth) levels")
+                    throw JSONLexError.tooDeep(at: i, maxDepth: maxDepth)
                 }
                 i += 1
                 try skipWhitespace()
@@ -680,7 +710,7 @@ private struct TreeParser {
                 }
                 try skipWhitespace()
                 let close = stack[top].isObject ? JSONLex.closeBrace : JSONLex.closeBracket
-                guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+                guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
                 let c = b[i]
                 if c == JSONLex.comma {
                     let commaOffset = i

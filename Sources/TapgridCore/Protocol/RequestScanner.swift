@@ -336,12 +336,12 @@ private struct LineScanner {
         var stack = BitStack()
         var level = 0  // open containers inside this value
         valueLoop: while true {
-            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
             switch b[i] {
             case JSONLex.openBrace, JSONLex.openBracket:
                 let isObject = b[i] == JSONLex.openBrace
                 guard depth + level < RequestScanner.maxDepth else {
-                    throw JSONLexError(offset: i, message: "nesting is deeper than \(RequestScanner.maxDepth) levels")
+                    throw JSONLexError.tooDeep(at: i, maxDepth: RequestScanner.maxDepth)
                 }
                 i += 1
                 skipWhitespace()
@@ -376,7 +376,7 @@ private struct LineScanner {
                 guard level > 0 else { return }
                 let isObject = stack.get(level - 1)
                 skipWhitespace()
-                guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+                guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
                 let c = b[i]
                 if c == JSONLex.comma {
                     let commaOffset = i
@@ -497,7 +497,7 @@ private struct LineScanner {
                 }
                 known = .other
             }
-            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
             let c = b[i]
             switch known {
             case .op:
@@ -556,7 +556,7 @@ private struct LineScanner {
                 try skipValue(depth: 1)
             }
             skipWhitespace()
-            guard i < b.count else { throw JSONLexError(offset: i, message: "unexpected end of input") }
+            guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
             if b[i] == JSONLex.comma {
                 let commaOffset = i
                 i += 1

@@ -206,7 +206,8 @@ private struct KeyList {
     }
 }
 
-private struct LineScanner {
+/// The allocation-free scanner of one JSON line: the request scanner's, and `EventRecord.kind`'s.
+struct LineScanner {
     let b: UnsafeBufferPointer<UInt8>
     var i = 0
 
@@ -224,7 +225,7 @@ private struct LineScanner {
         return true
     }
 
-    func knownKey(_ start: Int, _ end: Int, escapes: Bool) -> KnownKey {
+    fileprivate func knownKey(_ start: Int, _ end: Int, escapes: Bool) -> KnownKey {
         if escapes {
             let decoded = JSONLex.decodeBytes(b, start, end)
             return decoded.withUnsafeBufferPointer { LineScanner(b: $0).knownKey(0, $0.count, escapes: false) }

@@ -211,17 +211,10 @@ final class EventFeed {
         }
     }
 
-    /// `"event":"touch"` among the record's top-level members (the daemon writes it right after
-    /// `run`; a search of the line is enough because no other record has that member).
+    /// Whether `bytes[start..<end]` is a contact record (`"event": "touch"`), as the core's
+    /// `EventRecord.kind` reads it (its members up to `event` only: no parse per record).
     static func isTouchRecord(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Bool {
-        let needle = Array(#""event":"touch""#.utf8)
-        guard end - start >= needle.count else { return false }
-        var index = start
-        while index + needle.count <= end {
-            if bytes[index] == needle[0] && bytes[index..<index + needle.count].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
+        bytes.withUnsafeBufferPointer { EventRecord.kind(of: UnsafeBufferPointer(rebasing: $0[start..<end])) == .touch }
     }
 
     // MARK: - Rotation

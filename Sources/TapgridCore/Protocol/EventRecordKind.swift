@@ -1,0 +1,70 @@
+extension EventRecord {
+    /// What a record is, as `read` tells it apart: by its top-level `"event"` member.
+    public enum Kind: Sendable, Equatable {
+        /// No `"event"` member: a tap record.
+        case tap
+        /// `"event": "touch"`: a contact event.
+        case touch
+        /// `"event": "state"`: a cell state change.
+        case state
+        /// Any other `"event"` (a child's `exit`, and kinds a newer daemon writes).
+        case other
+    }
+
+    /// The record's kind, read from its top-level members with the request scanner's lexer: no
+    /// `JSONValue`, nothing allocated, and reading stops at `"event"` (which the daemon writes
+    /// among the first members), so a feed that only needs the kind pays a few dozen bytes of
+    /// scanning per record, not a parse. Members before it are checked as strict JSON; what
+    /// follows it is not looked at (`read` says whether the whole line is a record).
+    /// - Returns: nil when the line is not a JSON object as far as it was read.
+    public static func kind(of line: UnsafeBufferPointer<UInt8>) -> Kind? {
+        var scanner = LineScanner(b: line)
+        do throws(JSONLexError) {
+            return try scanner.eventKind()
+        } catch {
+            return nil
+        }
+    }
+}
+
+extension LineScanner {
+    /// `EventRecord.kind`: the object's members up to `"event"`, and that member's string.
+    fileprivate mutating func eventKind() throws(JSONLexError) -> EventRecord.Kind? {
+        skipWhitespace()
+        guard i < b.count, b[i] == JSONLex.openBrace else { return nil }
+        i += 1
+        skipWhitespace()
+        if i < b.count && b[i] == JSONLex.closeBrace { return .tap }
+        while true {
+            guard i < b.count, b[i] == JSONLex.quote else { return nil }
+            let keyStart = i + 1
+            let (keyEnd, keyEscapes) = try JSONLex.scanString(b, i)
+            i = keyEnd
+            skipWhitespace()
+            guard i < b.count, b[i] == JSONLex.colon else { return nil }
+            i += 1
+            skipWhitespace()
+            if isWord(keyStart, keyEnd - 1, escapes: keyEscapes, "event") {
+                guard i < b.count, b[i] == JSONLex.quote else { return .other }
+                let (end, escapes) = try JSONLex.scanString(b, i)
+                if isWord(i + 1, end - 1, escapes: escapes, "touch") { return .touch }
+                if isWord(i + 1, end - 1, escapes: escapes, "state") { return .state }
+                return .other
+            }
+            try skipValue(depth: 1)
+            skipWhitespace()
+            guard i < b.count else { throw JSONLexError.endOfInput(at: i) }
+            if b[i] == JSONLex.closeBrace { return .tap }
+            guard b[i] == JSONLex.comma else { return nil }
+            i += 1
+            skipWhitespace()
+        }
+    }
+
+    /// Whether the string content `start..<end` is `word` (escapes decoded first).
+    private func isWord(_ start: Int, _ end: Int, escapes: Bool, _ word: StaticString) -> Bool {
+        guard escapes else { return bytesEqual(start, end, word) }
+        let decoded = JSONLex.decodeBytes(b, start, end)
+        return decoded.withUnsafeBufferPointer { LineScanner(b: $0).bytesEqual(0, $0.count, word) }
+    }
+}

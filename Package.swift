@@ -25,7 +25,7 @@ let package = Package(
         // libmicrohttpd through its module map (Debian: libmicrohttpd-dev); only a module map and a header.
         .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         // The only module that imports CMicroHTTPD: an HTTP server driven by the caller's loop, with event streams.
-        .target(name: "TapgridHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "TapgridHTTP", dependencies: ["CMicroHTTPD", "TapgridSystem"]),
         // Reads config and layout files from disk into the core's model.
         .target(name: "TapgridConfig", dependencies: ["TapgridCore", "TapgridSystem", "TapgridArguments"]),
         // Command lines of both programs: parsing, usage errors, help texts, default paths. Pure.

@@ -1,15 +1,13 @@
 // libmicrohttpd (Debian: libmicrohttpd-dev), imported by TapgridHTTP alone. MHD_start_daemon is
 // variadic, which Swift cannot call: tg_mhd_start passes the options the panel uses, and
-// tg_mhd_logger turns MHD's printf-style messages into one string for a Swift callback.
+// tg_mhd_logger turns MHD's printf-style messages into one string for a Swift callback. The
+// info calls return unions, read here. No libc call besides vsnprintf: descriptors and socket
+// options go through TapgridSystem.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <unistd.h>
 #include <microhttpd.h>
 
 typedef void (*tg_mhd_log_fn)(void *cls, const char *message);
@@ -60,21 +58,10 @@ static inline long long tg_mhd_timeout_ms(struct MHD_Daemon *daemon) {
     return (long long)timeout;
 }
 
-/// A duplicate (close-on-exec) of the connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD),
-/// or -1: the caller watches it for the peer hanging up while the connection is suspended, and
-/// closes it itself.
-static inline int tg_mhd_dup_connection_fd(struct MHD_Connection *connection) {
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD), or -1. libmicrohttpd owns and
+/// closes it: TapgridHTTP sets its options and duplicates it through TapgridSystem, the one
+/// module that calls libc.
+static inline int tg_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (!info) return -1;
-    return fcntl(info->connect_fd, F_DUPFD_CLOEXEC, 3);
-}
-
-/// setsockopt(TCP_QUICKACK) on the connection's socket: the ACK of what was just read goes out
-/// now, not up to 40 ms later. A client with Nagle's algorithm on that writes a request's headers
-/// and its body apart waits for that ACK before sending the body (40 ms per POST otherwise).
-static inline void tg_mhd_quick_ack(struct MHD_Connection *connection) {
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (!info) return;
-    int one = 1;
-    setsockopt(info->connect_fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
+    return info ? info->connect_fd : -1;
 }

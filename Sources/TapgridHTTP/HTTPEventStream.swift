@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Glibc
+import TapgridSystem
 
 /// A response that stays open (Server-Sent Events): bytes queued with `send` go out as the
 /// client takes them. While nothing waits the connection is suspended
@@ -16,11 +16,14 @@ public final class HTTPEventStream {
     public private(set) var ended = false
     var connection: OpaquePointer?
     weak var server: HTTPServer?
-    /// A duplicate of the connection's socket, for the owner to watch for the peer hanging up
-    /// (`EPOLLRDHUP`): a suspended connection is not watched by libmicrohttpd, and a closed
-    /// page should free its place at once, not at the next heartbeat. -1 when there is none.
-    /// Closed by the stream when it ends, after `HTTPHandler.streamEnded`.
-    public internal(set) var hangupDescriptor: CInt = -1
+    /// A duplicate of the connection's socket (`FD.duplicate`), for the owner to watch for the
+    /// peer hanging up (`EPOLLRDHUP`): a suspended connection is not watched by libmicrohttpd,
+    /// and a closed page should free its place at once, not at the next heartbeat. Closed by the
+    /// stream when it ends, after `HTTPHandler.streamEnded`.
+    var hangup: OwnedFD?
+
+    /// `hangup`'s number, -1 when there is none.
+    public var hangupDescriptor: CInt { hangup?.rawValue ?? -1 }
 
     public init() {}
 
@@ -71,8 +74,7 @@ public final class HTTPEventStream {
     }
 
     func finished() {
-        if hangupDescriptor >= 0 { Glibc.close(hangupDescriptor) }
-        hangupDescriptor = -1
+        hangup = nil
         ended = true
         connection = nil
         queued = []

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import TapgridSystem
 
 /// An error of libmicrohttpd, naming the call.
 public struct HTTPError: Error, CustomStringConvertible {
@@ -98,8 +99,10 @@ public final class HTTPServer {
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let existing = context.pointee else {
             // The first call: the headers are in; the body (if any) comes next, and a client
-            // that waits for their ACK to send it gets it at once.
-            tg_mhd_quick_ack(connection)
+            // with Nagle's algorithm on that waits for their ACK to send it gets it at once
+            // (not up to 40 ms later: 40 ms per POST otherwise).
+            let socket = tg_mhd_connection_fd(connection)
+            if socket >= 0 { TCPSocketOptions.quickAck(socket) }
             let request = HTTPRequest(
                 connection: connection, method: method.map { String(cString: $0) } ?? "",
                 path: url.map { String(cString: $0) } ?? "", maxBody: server.maxBody)
@@ -181,7 +184,12 @@ public final class HTTPServer {
             headers = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"), ("X-Accel-Buffering", "no")] + extra
             stream.connection = connection
             stream.server = self
-            stream.hangupDescriptor = tg_mhd_dup_connection_fd(connection)
+            let socket = tg_mhd_connection_fd(connection)
+            if socket >= 0 {
+                do throws(Errno) { stream.hangup = try FD.duplicate(socket) } catch {
+                    log("cannot watch an event stream for hang-ups: fcntl(F_DUPFD_CLOEXEC): \(error)")
+                }
+            }
             response = MHD_create_response_from_callback(
                 UInt64.max, 65_536, HTTPServer.readStream, Unmanaged.passRetained(stream).toOpaque(), HTTPServer.freeStream)
             if response != nil { streams[ObjectIdentifier(stream)] = stream }

@@ -153,6 +153,14 @@ public enum FD {
     /// Flushes a file's data to its device. The corresponding C function is `fdatasync`.
     public static func syncData(_ fd: CInt) { _ = fdatasync(fd) }
 
+    /// A close-on-exec duplicate of `fd`, numbered 3 or above, owned by the caller (one that
+    /// watches a descriptor a library owns and closes, such as a connection's socket, without
+    /// closing it under the library). The corresponding C function is `fcntl(F_DUPFD_CLOEXEC)`.
+    /// - Throws: `Errno` from `fcntl` (`EMFILE` when the process is out of descriptors).
+    public static func duplicate(_ fd: CInt) throws(Errno) -> OwnedFD {
+        OwnedFD(taking: try retryingEINTR { fcntl(fd, F_DUPFD_CLOEXEC, CInt(3)) })
+    }
+
     /// Sets `O_NONBLOCK` on `fd`. The corresponding C function is `fcntl(F_SETFL)`.
     /// - Throws: `Errno` from `fcntl`.
     public static func setNonBlocking(_ fd: CInt, _ on: Bool = true) throws(Errno) {

@@ -24,6 +24,22 @@ extension SystemTests {
             #expect(throws: Errno(EBADF)) { _ = try retryingEINTR { () -> CInt in errno = EBADF; return -1 } }
         }
 
+        /// A duplicate is a descriptor of its own (closed apart from the original), 3 or above,
+        /// closed on exec; a descriptor that is not open is an error.
+        @Test func duplicateIsOwnedAndClosedOnExec() throws {
+            var ends: [CInt] = [-1, -1]
+            #expect(pipe(&ends) == 0)
+            defer { FD.close(ends[1]) }
+            let copy = try FD.duplicate(ends[0])
+            #expect(copy.rawValue >= 3 && copy.rawValue != ends[0])
+            #expect(fcntl(copy.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+            FD.close(ends[0])
+            try FD.writeAll(ends[1], Array("x".utf8))
+            var byte: [UInt8] = [0]
+            #expect(try byte.withUnsafeMutableBytes { try FD.read(copy.rawValue, into: $0) } == .transferred(1))
+            #expect(throws: Errno(EBADF)) { _ = try FD.duplicate(-1) }
+        }
+
         @Test func readFileLimitsAndErrors() throws {
             try withTemporaryDirectory { dir in
                 let path = dir + "/config.json"

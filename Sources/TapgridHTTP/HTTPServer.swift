@@ -52,7 +52,7 @@ public final class HTTPServer {
     }
 
     deinit {
-        stop()
+        stop(answeringHeldWith: Self.stoppingText)
         logTarget.deallocate()
     }
 
@@ -75,21 +75,29 @@ public final class HTTPServer {
         return timeout < 0 ? nil : Int64(timeout)
     }
 
-    /// Ends every stream, then stops (`MHD_quiesce_daemon`, `MHD_stop_daemon`, after resuming
-    /// every suspended connection, as libmicrohttpd requires); the listening socket stays open.
-    public func stop() {
+    /// Ends every stream, gives every request still held (`HTTPAnswer.later`) the answer `held`
+    /// (the owner's own, say a 503 in the format of its other errors), then stops
+    /// (`MHD_quiesce_daemon`, `MHD_stop_daemon`, after resuming every suspended connection, as
+    /// libmicrohttpd requires); the listening socket stays open.
+    public func stop(answeringHeldWith held: HTTPAnswer) {
         guard let daemon else { return }
         for stream in streams.values { stream.resumeToStop() }
-        for later in deferred.values where later.given == nil {
-            later.answer(.body(status: 503, contentType: "application/json",
-                               bytes: Array(#"{"error":{"code":"stopping","message":"the daemon is stopping"}}"#.utf8) + [0x0A]))
-        }
+        for later in deferred.values where later.given == nil { later.answer(held) }
         MHD_run(daemon)
         self.daemon = nil
         // Hands the listening socket back first: it is the caller's to close (MHD_stop_daemon
         // would close it too, and the caller's close would then be a double close).
         _ = MHD_quiesce_daemon(daemon)
         MHD_stop_daemon(daemon)
+    }
+
+    /// Stops with a plain-text 503 for the requests still held: the owner did not say what they get.
+    @available(*, deprecated, message: "stop(answeringHeldWith:): the owner gives the answer held requests get (a 503 in its own format)")
+    public func stop() { stop(answeringHeldWith: Self.stoppingText) }
+
+    /// What a held request gets when the server is stopped or dropped without `stop(answeringHeldWith:)`.
+    private static var stoppingText: HTTPAnswer {
+        .body(status: 503, contentType: "text/plain; charset=utf-8", bytes: Array("the server is stopping\n".utf8))
     }
 
     // MARK: - Callbacks

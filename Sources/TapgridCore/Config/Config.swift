@@ -15,6 +15,9 @@ public struct Config: Sendable {
     public var mqtt: MQTTConfig? = nil
     /// `panel`: the browser panel; nil when the config has none.
     public var panel: PanelConfig? = nil
+    /// `screen`: dimming, the waking touch, the backlight; nil when the config has none (the
+    /// screen is then never dimmed and no contact is consumed).
+    public var screen: ScreenConfig? = nil
 
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }

@@ -22,7 +22,7 @@ public struct ConfigParser {
         self.loadGridFile = loadGridFile
     }
 
-    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt", "panel"]
+    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt", "panel", "screen"]
 
     /// The config, or nil when there are errors; diagnostics either way.
     public mutating func parse(_ document: JSONValue) -> (config: Config?, diagnostics: Diagnostics) {
@@ -32,7 +32,7 @@ public struct ConfigParser {
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.topKeys)
-            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt and panel"))
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt, panel and screen"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
@@ -43,6 +43,7 @@ public struct ConfigParser {
         let touch = parseTouch(document["touch"])
         let mqtt = parseMQTT(document["mqtt"])
         let panel = parsePanel(document["panel"])
+        let screen = parseScreen(document["screen"])
         if document["mqtt"] == nil {
             for handler in handlers {
                 if case .mqtt = handler.kind {
@@ -62,7 +63,7 @@ public struct ConfigParser {
         guard !diagnostics.hasErrors, let initial else { return (nil, diagnostics) }
         let config = Config(
             file: file, socket: socket, eventLog: eventLog, layouts: layouts, initialLayout: initial,
-            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt, panel: panel)
+            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt, panel: panel, screen: screen)
         return (config, diagnostics)
     }
 

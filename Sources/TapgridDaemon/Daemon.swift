@@ -4,10 +4,12 @@ import TapgridHTTP
 import TapgridSystem
 import TapgridSystemd
 
-/// The composition root: builds the loop, the socket server, the request router, the tap output,
-/// touch input, the child supervisor, the event log and `cells.json`, wires them, and carries
-/// out the `Lifecycle`'s actions for signals, reloads and shutdown. All of it runs on the one event-loop thread; the only shared
-/// structure is the `Reloader`'s inbox.
+/// The composition root: builds the loop, the socket server, the request endpoint and router,
+/// the tap output, touch input, the child supervisor, the event log, `cells.json`, the fleet and
+/// the panel, wires them, says in which order every wakeup ends (`endWakeup`), and carries out
+/// the `Lifecycle`'s actions for signals, reloads and shutdown. All of it runs on the one
+/// event-loop thread; what crosses threads goes through the `Reloader`'s inbox and the
+/// `FleetLink`'s name-resolution inbox, each with an eventfd.
 final class Daemon: LoopHandler, DaemonControl {
     let configPath: String
     let log: LogSink
@@ -38,12 +40,10 @@ final class Daemon: LoopHandler, DaemonControl {
     private var baseConfig: Config
     /// Layouts pushed with `load`, kept over reloads.
     private var pushed = PushedLayouts()
-    /// The MQTT fleet connection, with `mqtt` in the config (README "Running a fleet").
+    /// The MQTT fleet connection, with `mqtt` in the config (docs/fleet.md).
     private(set) var fleet: Fleet?
-    /// The browser panel, with `panel` in the config and its socket open (README "Browser panel").
+    /// The browser panel, with `panel` in the config and its socket open (docs/panel.md).
     private(set) var panel: Panel?
-    /// Both of them as the tap output's observer (it holds it weakly).
-    private var observers: TapObservers?
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -72,9 +72,7 @@ final class Daemon: LoopHandler, DaemonControl {
         endpoint = RequestEndpoint(router: router)
         server = try SocketServer(
             loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
-            lineHandler: router, log: log)
-        // After the server's hook: what is still staged, and the held log lines, follow the replies.
-        output.attach(to: loop)
+            lineHandler: endpoint, log: log)
         cellsFile = CellsFile(
             path: CellsFile.resolvePath(config.eventLog, environment: environment), output: output, loop: loop, log: log)
         touchscreens = TouchscreenInput(loop: loop, log: log, sink: touch)
@@ -84,30 +82,28 @@ final class Daemon: LoopHandler, DaemonControl {
         _ = try loop.register(self.signals.fd.rawValue, events: .readable, handler: self, token: Self.signalsToken)
         _ = try loop.register(wake.fd.rawValue, events: .readable, handler: self, token: Self.wakeToken)
         shutdownCheck = loop.makeTimer { [unowned self] in progress() }
-        // While stopping, progress is checked after every wakeup too (a client took its replies).
-        loop.onWakeupEnd { [unowned self] in if lifecycle.isStopping && lifecycle.phase != .stopped { progress() } }
         eventLog.configure(path: EventLog.resolvePath(config.eventLog, environment: environment))
         if let settings = config.mqtt {
-            // After the event log's hook: the feed reads what this wakeup wrote.
+            let node = settings.node ?? Self.nodeName(CurrentProcess.hostName())
+            let topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: nil)
             fleet = try Fleet(
-                settings: settings, node: settings.node ?? Self.nodeName(CurrentProcess.hostName()),
-                eventLogPath: eventLog.path, password: secrets.mqttPassword, loop: loop, log: log,
-                output: output, router: router, endpoint: endpoint, daemonUID: CurrentProcess.uid)
+                settings: settings, node: node, eventLogPath: eventLog.path, loop: loop, log: log, output: output, router: router,
+                endpoint: endpoint, daemonUID: CurrentProcess.uid
+            ) { [loop, log] delegate throws(Errno) in
+                try FleetLink(
+                    settings: settings, clientID: "tapgrid-" + node, will: (topics.availability, Array("offline".utf8)),
+                    password: secrets.mqttPassword, loop: loop, log: log, delegate: delegate)
+            }
             if eventLog.path == nil { eventLog.memorySink = { [unowned fleet = fleet!] record in fleet.memoryEvent(record) } }
         }
         if let settings = config.panel, let listener = panelListener.take() {
             panel = Self.startPanel(
-                settings, token: secrets.panelToken, listener: listener, loop: loop, log: log, output: output, router: router,
+                settings, token: secrets.panelToken, listener: listener, loop: loop, log: log, output: output,
                 endpoint: endpoint, server: server)
         }
-        switch (fleet, panel) {
-        case (let fleet?, let panel?):
-            observers = TapObservers(fleet, panel)
-            output.observer = observers
-        case (let fleet?, nil): output.observer = fleet
-        case (nil, let panel?): output.observer = panel
-        case (nil, nil): break
-        }
+        if fleet != nil || panel != nil { output.outbox = Outbox() }
+        output.mqttHandler = fleet
+        loop.onWakeupEnd { [unowned self] in endWakeup() }
         cellsFile.restore()  // before the loop runs: the first client sees the state kept
         touchscreens.configure(config.touch)
         let movedCheck = loop.makeTimer(every: EventLog.movedCheckNanos) { [unowned eventLog] in eventLog.reopenIfMoved() }
@@ -164,6 +160,28 @@ final class Daemon: LoopHandler, DaemonControl {
             default: log.debug("signal \(Signals.name(signo)) ignored")
             }
         }
+    }
+
+    // MARK: - The end of every wakeup
+
+    /// What every wakeup of the loop ends with, in this order, each owner's phase once for
+    /// everything it served in the wakeup:
+    /// 1. replies: the socket's, each connection's after the records staged so far were written;
+    /// 2. the event log: records still staged (timer taps, child exits), then the held log lines;
+    /// 3. while stopping, the lifecycle's progress (a client may have taken its last replies);
+    /// 4. `cells.json`: written when due, else its timer armed for a change;
+    /// 5. the fleet: the outbox's taps and state changes, then a publishing round (the event
+    ///    feed reads what step 2 wrote);
+    /// 6. the panel: the outbox's events batched to its streams, a changed layout shown.
+    private func endWakeup() {
+        server.sendReplies()
+        output.endOfWakeup()
+        if lifecycle.isStopping && lifecycle.phase != .stopped { progress() }
+        cellsFile.endOfWakeup()
+        guard let outbox = output.outbox else { return }
+        fleet?.endOfWakeup(outbox.events)
+        panel?.endOfWakeup(outbox.events)
+        outbox.clear()
     }
 
     // MARK: - Lifecycle actions
@@ -298,13 +316,13 @@ extension Daemon {
     /// libmicrohttpd cannot start (the socket keeps serving).
     static func startPanel(
         _ settings: PanelConfig, token: String?, listener: consuming PanelListener, loop: EventLoop, log: LogSink,
-        output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, server: SocketServer
+        output: TapOutput, endpoint: RequestEndpoint, server: SocketServer
     ) -> Panel? {
         let address = listener.address
         do throws(HTTPError) {
             let panel = try Panel(
                 settings: settings, listener: listener.socket, address: address, socketPath: listener.socketPath, token: token,
-                loop: loop, log: log, output: output, router: router, endpoint: endpoint, takeNumber: { [unowned server] in server.takeNumber() })
+                loop: loop, log: log, output: output, endpoint: endpoint, takeNumber: { [unowned server] in server.takeNumber() })
             log.info("panel: serving \(address)" + (token == nil ? "" : " (open it once as /?token=... from panel.tokenFile)"))
             return panel
         } catch {
@@ -318,7 +336,7 @@ extension Daemon {
     var panelStatus: StatusReply.Panel? { panel?.status }
 
     /// A host name as a node name: its first label, with every character outside
-    /// `[A-Za-z0-9_-]` made `_`, at most 64 (README "Running a fleet").
+    /// `[A-Za-z0-9_-]` made `_`, at most 64 (docs/fleet.md "The `mqtt` block").
     static func nodeName(_ host: String) -> String {
         let label = host.split(separator: ".").first.map(String.init) ?? "tapgrid"
         let cleaned = String(label.unicodeScalars.prefix(64).map { scalar -> Character in

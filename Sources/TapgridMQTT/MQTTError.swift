@@ -12,6 +12,9 @@ public struct MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
         self.code = code
     }
 
+    /// `function` called without a connection (`MOSQ_ERR_NO_CONN`).
+    public static func notConnected(_ function: String) -> MQTTError { MQTTError(function, code: Int32(MOSQ_ERR_NO_CONN.rawValue)) }
+
     /// `MOSQ_ERR_NO_CONN`: not connected (a publish is still queued by the library).
     public var isNotConnected: Bool { code == Int32(MOSQ_ERR_NO_CONN.rawValue) }
 

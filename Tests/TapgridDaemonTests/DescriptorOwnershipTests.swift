@@ -66,8 +66,9 @@ import Testing
             let harness = try TapOutputTests.Harness(eventLogPath: log)
             let server = try SocketServer(
                 loop: harness.loop, listener: UnixSocket.listen(path: socketPath), socketPath: socketPath,
-                admission: SocketServer.Admission(harness.config), lineHandler: harness.router,
+                admission: SocketServer.Admission(harness.config), lineHandler: RequestEndpoint(router: harness.router),
                 log: LogSink(verbose: false, journal: false, priorityPrefixes: false))
+            harness.loop.onWakeupEnd { [unowned server] in server.sendReplies() }
             for _ in 0..<3 {
                 let client = try UnixClient(path: socketPath, timeoutSeconds: 5)
                 try client.send(Array(#"{"op": "layouts"}"#.utf8) + [0x0A])

@@ -74,10 +74,10 @@ import TapgridTestSupport
         let harness = try Harness(eventLogPath: path)
         let reply = harness.send(#"{"x": 25, "y": 50}"#)
         #expect(reply.hasPrefix(#"{"seq":1,"layout":"home""#) && reply.hasSuffix(#""handler":"log","outcome":"dispatched"}"# + "\n"), "\(reply)")
-        // Staged, not written: the socket server sends nothing before it calls `beforeSend`.
+        // Staged, not written: the socket server sends nothing before it calls `writeStagedRecords`.
         #expect(Self.read(path).isEmpty)
         #expect(harness.eventLog.stagedCount == 1)
-        harness.router.beforeSend()
+        harness.output.writeStagedRecords()
         let records = Self.read(path)
         #expect(records.count == 1)
         #expect(records.first?.contains(#""seq":1"#) == true && records.first?.contains(#""hit":"0""#) == true, "\(records)")
@@ -115,7 +115,7 @@ import TapgridTestSupport
         let up = harness.send(#"{"op": "up"}"#)
         #expect(up.hasPrefix(#"{"ok":true,"taps":[{"seq":1,"#) && up.contains(#""class":"tap""#) && up.hasSuffix("}]}\n"), "\(up)")
         #expect(Self.read(path).isEmpty)
-        harness.router.beforeSend()
+        harness.output.writeStagedRecords()
         // The down, the up, and the tap the up completed, in that order.
         let records = Self.read(path)
         #expect(records.count == 3, "\(records)")
@@ -132,7 +132,7 @@ import TapgridTestSupport
         _ = harness.send(#"{"op": "hit", "x": 75, "y": 50}"#)
         _ = harness.send(#"{"op": "down", "x": 75, "y": 50}"#)
         _ = harness.send(#"{"op": "up"}"#)
-        harness.router.beforeSend()
+        harness.output.writeStagedRecords()
         let replies = String(decoding: harness.connection.output.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(replies.count == 4, "\(replies)")
         guard replies.count == 4 else { return }

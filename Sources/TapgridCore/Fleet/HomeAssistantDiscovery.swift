@@ -1,4 +1,4 @@
-/// Home Assistant's MQTT discovery for one node (README, Home Assistant): a device trigger per
+/// Home Assistant's MQTT discovery for one node (docs/fleet.md "Home Assistant"): a device trigger per
 /// cell and class (at QoS 1), and a `select` of the layouts when `use` is in `mqtt.accept`, all retained, published on
 /// connect and whenever `<prefix>/status` says `online`. Pure: the daemon publishes what
 /// `messages` returns, keeps the topics, and after a reload, `load` or `unload` publishes an

@@ -95,7 +95,7 @@ public enum PanelDocuments {
     }
 
     /// The HTTP status of a `POST /contact` or `/tap` answer: 200 for a reply, and for an error
-    /// reply the status its code calls for (README "Browser panel"), keyed by the code itself.
+    /// reply the status its code calls for (docs/panel.md), keyed by the code itself.
     public static func httpStatus(for error: ErrorCode?) -> Int {
         switch error {
         case nil: return 200

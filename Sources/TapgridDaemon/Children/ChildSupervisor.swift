@@ -42,32 +42,32 @@ final class ChildSupervisor: LoopHandler {
     /// How long a reaped child's pipes stay open for trailing output (default 2 s).
     var outputLingerNanos: UInt64 = 2_000_000_000
 
-    private unowned let loop: EventLoop
+    unowned let loop: EventLoop
     private let inheritedEnvironment: [String]
     /// One call per dispatched request (see the type's documentation).
     var onExit: (ChildExit) -> Void = { _ in }
     /// One call per line of a child's stdout or stderr.
     var onOutput: (ChildOutputLine) -> Void = { _ in }
 
-    private var children: [UInt64: SupervisedChild] = [:]
+    var children: [UInt64: SupervisedChild] = [:]
     private var runningByHandler: [Int: Int] = [:]
     private var queues: [Int: [Queued]] = [:]
     private var running = 0
-    private var queued = 0
+    var queued = 0
     private var nextID: UInt64 = 1
     private var shuttingDown = false
     /// Children killed after a failed epoll registration; polled with `WNOHANG` until reaped.
     private var unwatched: [Int32] = []
-    private var pending: [Pending] = []
-    private var delivering = false
-    private let readBuffer: UnsafeMutableRawBufferPointer
+    var pending: [Pending] = []
+    var delivering = false
+    let readBuffer: UnsafeMutableRawBufferPointer
 
     private struct Queued {
         var request: ChildRequest
         var argv: [String]
     }
 
-    private enum Pending {
+    enum Pending {
         case output(ChildOutputLine)
         case exit(ChildExit)
     }
@@ -90,7 +90,7 @@ final class ChildSupervisor: LoopHandler {
 
     /// Children's timeouts, kill graces and output lingers (made on first use: `init` cannot
     /// capture `self` before every property is set).
-    private lazy var timer: LoopTimer = loop.makeTimer { [unowned self] in handleTimers(nowNanos: Clock.monotonicNanos()) }
+    lazy var timer: LoopTimer = loop.makeTimer { [unowned self] in handleTimers(nowNanos: Clock.monotonicNanos()) }
 
     /// Closes every descriptor still held and Signals.kills the groups of children not yet reaped
     /// (they stay zombies until the process exits: drop the supervisor only when `isIdle`).
@@ -360,85 +360,5 @@ final class ChildSupervisor: LoopHandler {
     private func kill(_ child: SupervisedChild) {
         try? Spawn.killGroup(child.pid, signal: Signals.kill)
         child.sentKill = true
-    }
-
-    // MARK: - Output
-
-    /// Reads what is available on one pipe (at most `maxReads` reads), queues the lines, and
-    /// closes the pipe at end of file (or on a read error).
-    private func read(_ child: SupervisedChild, _ stream: ChildStream, maxReads: Int) {
-        let fd = child.pipe(stream)
-        guard fd >= 0 else { return }
-        var lines: [(ChildStream, String)] = []
-        var atEnd = false
-        reading: for _ in 0..<maxReads {
-            let outcome: FD.IOResult
-            do throws(Errno) { outcome = try FD.read(fd, into: readBuffer) } catch {
-                atEnd = true
-                break reading
-            }
-            switch outcome {
-            case .transferred(0):
-                atEnd = true
-                break reading
-            case .transferred(let n):
-                child.output.feed(UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]), stream: stream, into: &lines)
-            case .wouldBlock:
-                break reading
-            }
-        }
-        if atEnd {
-            child.output.flush(stream, into: &lines)
-            closePipe(child, stream)
-        }
-        queue(lines, of: child)
-        if child.reaped && !child.hasOpenPipes { children[child.id] = nil }
-    }
-
-    /// Flushes partial lines and closes both pipes (linger over, or shutting down).
-    private func closePipes(_ child: SupervisedChild) {
-        var lines: [(ChildStream, String)] = []
-        for stream in [ChildStream.stdout, .stderr] where child.pipe(stream) >= 0 {
-            child.output.flush(stream, into: &lines)
-            closePipe(child, stream)
-        }
-        queue(lines, of: child)
-    }
-
-    private func closePipe(_ child: SupervisedChild, _ stream: ChildStream) {
-        guard child.pipe(stream) >= 0 else { return }
-        unregister(child, stream == .stdout ? .stdout : .stderr)
-        child.closePipe(stream)
-    }
-
-    private func unregister(_ child: SupervisedChild, _ kind: ChildEpollData.Kind) {
-        if let registration = child.registrations[Int(kind.rawValue)] { loop.unregister(registration) }
-        child.registrations[Int(kind.rawValue)] = nil
-    }
-
-    private func queue(_ lines: [(ChildStream, String)], of child: SupervisedChild) {
-        for (stream, text) in lines {
-            pending.append(.output(ChildOutputLine(seq: child.seq, handler: child.handlerName, stream: stream.name, text: text)))
-        }
-    }
-
-    // MARK: - Delivery
-
-    /// Makes the queued callbacks, in order; re-entrant calls leave theirs to the outer loop.
-    private func deliver() {
-        loop.schedule(timer, at: nextDeadlineNanos)
-        if delivering { return }
-        delivering = true
-        defer { delivering = false }
-        var k = 0
-        while k < pending.count {
-            let event = pending[k]
-            k += 1
-            switch event {
-            case .output(let line): onOutput(line)
-            case .exit(let exit): onExit(exit)
-            }
-        }
-        pending.removeAll(keepingCapacity: true)
     }
 }

@@ -3,31 +3,33 @@ import TapgridCore
 import TapgridMQTT
 import TapgridSystem
 
-/// The daemon on an MQTT broker (README "Running a fleet"): publishes what happens (events from
+/// The daemon on an MQTT broker (docs/fleet.md): publishes what happens (events from
 /// the event log, actions, the current layout, cell state, status, availability, Home Assistant
-/// discovery), and takes commands and pushed layouts as a socket client's requests. Owns the
-/// `FleetLink` (the connection) and the `EventFeed`; hooked into the tap path as its
-/// `TapObserver` and into the loop with an end-of-wakeup hook and two timers.
-final class Fleet: FleetLinkDelegate, TapObserver {
+/// discovery), and takes commands and pushed layouts as a socket client's requests, answered
+/// through the `RequestEndpoint`. Owns the `FleetLink` (the connection) and the `EventFeed`;
+/// takes the wakeup's taps and state changes from the `Outbox` in its phase of the wakeup's end
+/// (`endOfWakeup`), queues the `mqtt` handler's messages (`MQTTHandlerQueue`), and runs three
+/// timers (status, housekeeping, the next publishing round).
+final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     let settings: MQTTConfig
     let topics: FleetTopics
-    private let loop: EventLoop
-    private let log: LogSink
-    private let output: TapOutput
-    private let router: RequestRouter
-    private let endpoint: RequestEndpoint
-    private var link: FleetLink!
+    let loop: LoopScheduling
+    let log: LogSink
+    let output: TapOutput
+    let router: RequestRouter
+    let endpoint: RequestEndpoint
+    var link: BrokerConnection!
     /// Events from the event log; nil with `"eventLog": false` (then `memoryEvents`).
-    private var feed: EventFeed?
+    var feed: EventFeed?
     /// The connection the fleet's commands are answered on, as a socket client's lines.
-    private let commandConnection: Connection
+    let commandConnection: Connection
     /// Each `reload` asked for over MQTT waits on a connection of its own (its `id` is kept
     /// there), with the topic its result names.
-    private var reloads: [ObjectIdentifier: String] = [:]
-    private let daemonUID: UInt32
+    var reloads: [ObjectIdentifier: String] = [:]
+    let daemonUID: UInt32
 
     /// An outgoing action or `mqtt` handler message, waiting or in flight.
-    private struct Outgoing {
+    struct Outgoing {
         var topic: String
         var payload: [UInt8]
         var qos: Int32
@@ -38,49 +40,52 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         var expires: Bool
     }
 
-    private var actions = BoundedQueue<Outgoing>(capacity: Fleet.maxQueued)
-    private var actionsInFlight: [Int32: Outgoing] = [:]
+    var actions = InFlightQueue<Outgoing>(capacity: Fleet.maxQueued, window: Fleet.actionWindow)
     /// Records waiting in memory when the event log is off (the oldest dropped past the bound).
-    private var memoryEvents = BoundedQueue<[UInt8]>(capacity: Fleet.maxQueued)
-    private var memoryInFlight: [Int32: [UInt8]] = [:]
-    private var published: UInt64 = 0
-    private var dropped: UInt64 = 0
+    var memoryEvents = InFlightQueue<[UInt8]>(capacity: Fleet.maxQueued, window: Fleet.window)
+    var published: UInt64 = 0
+    var dropped: UInt64 { actions.dropped + memoryEvents.dropped }
     /// SUBACKs still expected before `online` is published.
-    private var pendingSubscriptions: Set<Int32> = []
-    private var lastLayout: String?
-    private var lastGeneration: UInt64 = 0
-    private var discoveryGeneration: UInt64 = 0
+    var pendingSubscriptions: Set<Int32> = []
+    var lastLayout: String?
+    var lastGeneration: UInt64 = 0
+    var discoveryGeneration: UInt64 = 0
     /// The config generation whose left-out entities were logged (once per generation).
-    private var skippedLoggedGeneration: UInt64 = 0
-    private var lastStatus: [UInt8] = []
-    private var layoutSources = FleetLayoutSources()
+    var skippedLoggedGeneration: UInt64 = 0
+    var lastStatus: [UInt8] = []
+    var layoutSources = FleetLayoutSources()
     /// Topics of the discovery configs published, to empty those whose cell or class went away.
-    private var discoveryTopics: Set<String> = []
+    var discoveryTopics: Set<String> = []
     /// Per layout, per grid: the cell's action and state topics (nil: not a hittable grid),
     /// built once per config generation so a tap builds no string.
-    private var actionTopics: [[String?]] = []
-    private var stateTopics: [[String?]] = []
+    var actionTopics: [[String?]] = []
+    var stateTopics: [[String?]] = []
     /// When the last publishing round ran, and the timer of the next one while taps come
     /// faster than `pumpIntervalNanos` (their messages then go out together, corked).
-    private var lastPump: UInt64 = 0
-    private var pumpTimer: LoopTimer!
-    private var pumpScheduled = false
-    private var eventLogWrites: UInt64 = .max
-    private var statusTimer: LoopTimer!
-    private var housekeeping: LoopTimer!
+    var pumpPacing = Pacing(intervalNanos: Fleet.pumpIntervalNanos)
+    var pumpTimer: LoopTimer!
+    var pumpScheduled = false
+    var eventLogWrites: UInt64 = .max
+    var statusTimer: LoopTimer!
+    var housekeeping: LoopTimer!
 
-    /// Waiting actions past this are dropped, the oldest first (contract: at most 10,000).
+    /// Waiting actions past this are dropped, the oldest first (docs/fleet.md "When the broker is away": at most 10,000).
     static let maxQueued = 10_000
     /// `mqtt.maxAgeSeconds` in nanoseconds: actions waiting longer are dropped.
-    private let maxAgeNanos: UInt64
+    let maxAgeNanos: UInt64
     static let window = EventFeed.window
     /// Actions in flight at most: more than the event feed's 100, because every tap makes one
     /// and they must not wait behind a slow round trip until they age out (the queue, not the
     /// window, bounds their memory). The broker's own receive maximum may hold fewer at once.
     static let actionWindow = 1000
 
-    init(settings: MQTTConfig, node: String, eventLogPath: String?, password: String?, loop: EventLoop, log: LogSink,
-         output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, daemonUID: UInt32) throws(Errno) {
+    /// - Parameters:
+    ///   - loop: where its timers run and what time it is (the daemon's `EventLoop`).
+    ///   - makeLink: its connection to the broker, told of what happens to it (the daemon's:
+    ///     a `FleetLink` on the same loop; a test's: a fake that records what is published).
+    init(settings: MQTTConfig, node: String, eventLogPath: String?, loop: LoopScheduling, log: LogSink,
+         output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, daemonUID: UInt32,
+         makeLink: (FleetLinkDelegate) throws(Errno) -> BrokerConnection) throws(Errno) {
         self.settings = settings
         maxAgeNanos = UInt64(settings.maxAgeSeconds * 1e9)
         topics = FleetTopics(prefix: settings.prefix, node: node, groups: settings.groups, homeAssistantPrefix: settings.homeAssistantPrefix)
@@ -92,14 +97,12 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         self.daemonUID = daemonUID
         commandConnection = Self.makeCommandConnection(uid: daemonUID)
         if let eventLogPath { feed = EventFeed(logPath: eventLogPath, log: log) }
-        link = try FleetLink(
-            settings: settings, clientID: "tapgrid-" + node, will: (topics.availability, Array("offline".utf8)), password: password,
-            loop: loop, log: log, delegate: self)
+        link = try makeLink(self)
         statusTimer = loop.makeTimer(every: 2_000_000_000) { [unowned self] in publishStatus(force: false) }
         housekeeping = loop.makeTimer(every: 1_000_000_000) { [unowned self] in
             feed?.savePosition()
             feed?.followRotation()
-            ageActions(now: Clock.monotonicNanos())
+            ageActions(now: loop.now)
             trimAfterDrain()
         }
         loop.schedule(statusTimer, after: 2_000_000_000)
@@ -108,7 +111,6 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             pumpScheduled = false
             pump()
         }
-        loop.onWakeupEnd { [unowned self] in afterWakeup() }
         rebuildCellKeys()
     }
 
@@ -124,7 +126,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     /// `status`'s `mqtt` block.
     var status: StatusReply.MQTT {
-        let waiting = (feed?.backlog() ?? (memoryEvents.count + memoryInFlight.count)) + actions.count + actionsInFlight.count
+        let waiting = (feed?.backlog() ?? memoryEvents.count) + actions.count
         return StatusReply.MQTT(
             connected: link.isConnected, broker: settings.broker.text, backlog: Int64(waiting), published: Int64(published),
             dropped: Int64(dropped), lastError: link.lastError)
@@ -135,15 +137,15 @@ final class Fleet: FleetLinkDelegate, TapObserver {
 
     // MARK: - The link's events
 
-    func linkConnected(_ client: MQTTClient) {
+    func linkConnected() {
         pendingSubscriptions = []
         for pattern in topics.subscriptions {
-            do throws(MQTTError) { pendingSubscriptions.insert(try client.subscribeRetainAsPublished(pattern, qos: 1)) } catch {
+            do throws(MQTTError) { pendingSubscriptions.insert(try link.subscribe(pattern, qos: 1)) } catch {
                 log.warning("mqtt: cannot subscribe to \(pattern): \(error)")
             }
         }
         lastLayout = nil
-        publishState(client)
+        publishState()
         publishStatus(force: true)
         publishDiscovery()
         pump()
@@ -152,10 +154,8 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     func linkLost() {
         feed?.rewind()
         // What was in flight goes back to the front of its queue, to be sent again while young.
-        actions.prepend(contentsOf: actionsInFlight.values.sorted { $0.queuedAt < $1.queuedAt })
-        actionsInFlight = [:]
-        memoryEvents.prepend(contentsOf: memoryInFlight.sorted { $0.key < $1.key }.map(\.value))
-        memoryInFlight = [:]
+        actions.connectionLost()
+        memoryEvents.connectionLost()
         pendingSubscriptions = []
     }
 
@@ -167,7 +167,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     func linkAcknowledged(_ mid: Int32) {
         if let feed, feed.acknowledged(mid) {
             published += 1
-        } else if actionsInFlight.removeValue(forKey: mid) != nil || memoryInFlight.removeValue(forKey: mid) != nil {
+        } else if actions.acknowledged(mid) || memoryEvents.acknowledged(mid) {
             published += 1
         }
     }
@@ -182,80 +182,40 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         }
     }
 
-    // MARK: - Commands
+    // MARK: - What the tap path did
 
-    private func command(op: String, topic: String, payload: [UInt8], retained: Bool) {
-        switch FleetCommand.decide(op: op, payload: payload, retained: retained, accept: settings.accept) {
-        case .refuse(let code, let message, let id):
-            log.info("mqtt: \(topic) refused: \(message)")
-            publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
-        case .request(let line, _):
-            guard op == "reload" else { return publishResults(endpoint.answer(line, on: commandConnection), topic: topic) }
-            let connection = Self.makeCommandConnection(uid: daemonUID)
-            let replies = endpoint.answer(line, on: connection)
-            if replies.isEmpty { reloads[ObjectIdentifier(connection)] = topic }  // answered when the load is done
-            publishResults(replies, topic: topic)
+    /// The fleet's phase of the wakeup's end (`Daemon.endWakeup`, after the event log's): the
+    /// wakeup's taps become actions and its state changes retained state, then a publishing round.
+    func endOfWakeup(_ events: [Outbox.Event]) {
+        for event in events {
+            switch event {
+            case .tap(let decision, _, let active): tapDecided(decision, active: active)
+            case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+            }
         }
+        afterWakeup()
     }
 
-    /// A connection for commands (`origin` `.mqtt`: `accept` was checked, records say `mqtt`).
-    private static func makeCommandConnection(uid: UInt32) -> Connection {
-        let connection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: uid, gids: [])
-        connection.origin = .mqtt
-        return connection
-    }
-
-    /// A `reload` asked for over MQTT finished: its answer, on `result` with its own topic and id.
-    func reloadFinished(_ connection: Connection) {
-        guard let topic = reloads.removeValue(forKey: ObjectIdentifier(connection)) else { return }
-        publishResults(endpoint.replies(of: connection), topic: topic)
-    }
-
-    /// Publishes replies on `result`, each with the topic of the message it answers.
-    private func publishResults(_ replies: [EndpointReply], topic: String) {
-        for reply in replies { publish(topics.result, FleetResult.reply(reply.line, topic: topic) ?? reply.line) }
-    }
-
-    /// A pushed layout's message: checked, sorted out across scopes, and carried out as a
-    /// `load` or `unload` request on the command connection (so it is checked, counted and
-    /// answered as one pushed through the socket), answered on `result` with its topic.
-    private func pushedLayout(name: String, scope: FleetScope, topic: String, payload: [UInt8]) {
-        if let refusal = FleetLayoutRequest.refusal(payload: payload, accept: settings.accept) {
-            log.info("mqtt: \(topic) refused: \(refusal.message)")
-            publish(topics.result, FleetResult.refusal(code: refusal.code, message: refusal.message, id: nil, topic: topic))
-            return
-        }
-        switch FleetLayoutRequest.request(for: layoutSources.receive(name: name, scope: scope, payload: payload)) {
-        case nil:
-            return
-        case .refuse(let code, let message, let id)?:
-            log.info("mqtt: \(topic) refused: \(message)")
-            publish(topics.result, FleetResult.refusal(code: code, message: message, id: id, topic: topic))
-        case .request(let line, _)?:
-            publishResults(endpoint.answer(line, on: commandConnection), topic: topic)
-        }
-    }
-
-    // MARK: - The tap path's observer
-
-    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
+    func tapDecided(_ decision: TapDecision, active: ActiveConfig) {
         switch decision.outcome {
         case .miss, .suppressed, .disabled, .checked: return
         default: break
         }
-        guard let grid = decision.target?.grid, let topic = cellTopic(state: false, layout: decision.layout, grid: grid) else { return }
+        guard let grid = decision.target?.grid, let topic = cellTopic(state: false, layout: decision.layout, grid: grid, active: active)
+        else { return }
         enqueue(Outgoing(
             topic: topic, payload: Self.classPayloads[decision.tapClass.rawValue], qos: 1, retain: false,
-            queuedAt: Clock.monotonicNanos(), expires: true))
+            queuedAt: loop.now, expires: true))
     }
 
-    func stateChanged(layout: Int, grid: Int, state: CellState) {
-        guard link.isConnected, let topic = cellTopic(state: true, layout: layout, grid: grid) else { return }  // all are sent on connect
+    func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {
+        // While not connected, nothing: every state is published on connect.
+        guard link.isConnected, let topic = cellTopic(state: true, layout: layout, grid: grid, active: active) else { return }
         publish(topic, Self.statePayload(state), retain: true)
     }
 
     func publishHandlerMessage(_ decision: TapDecision) -> Bool {
-        guard actions.count < actions.capacity,
+        guard actions.hasRoom,
               case .mqtt(let topic, let qos, let retain) = output.engine.active.config.handlers[Int(decision.handler)].kind
         else { return false }
         let payload: [UInt8]
@@ -264,7 +224,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         case let value?: payload = Array(value.compactJSON.utf8)
         case nil: payload = []
         }
-        enqueue(Outgoing(topic: topic, payload: payload, qos: Int32(qos), retain: retain, queuedAt: Clock.monotonicNanos(), expires: false))
+        enqueue(Outgoing(topic: topic, payload: payload, qos: Int32(qos), retain: retain, queuedAt: loop.now, expires: false))
         return true
     }
 
@@ -272,11 +232,11 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     func memoryEvent(_ record: ArraySlice<UInt8>) {
         let record = Array(record)
         guard !EventFeed.isTouchRecord(record, 0, record.count) else { return }
-        if !memoryEvents.append(record) { dropped += 1 }
+        memoryEvents.append(record)
     }
 
-    private func enqueue(_ message: Outgoing) {
-        if !actions.append(message) { dropped += 1 }
+    func enqueue(_ message: Outgoing) {
+        actions.append(message)
     }
 
     // MARK: - Publishing
@@ -287,7 +247,7 @@ final class Fleet: FleetLinkDelegate, TapObserver {
     static let pumpIntervalNanos: UInt64 = 2_000_000
 
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
-    private func afterWakeup() {
+    func afterWakeup() {
         guard link.isConnected else { return }
         let generation = output.engine.active.generation
         if generation != discoveryGeneration { publishDiscovery() }
@@ -297,60 +257,57 @@ final class Fleet: FleetLinkDelegate, TapObserver {
             publish(topics.layout, Array(layout.utf8), retain: true)
         }
         guard !pumpScheduled else { return }
-        let now = Clock.monotonicNanos()
-        if now &- lastPump >= Self.pumpIntervalNanos {
+        let now = loop.now
+        if pumpPacing.mayRun(now: now) {
             pump()
         } else if hasWork {
             pumpScheduled = true
-            loop.schedule(pumpTimer, at: lastPump &+ Self.pumpIntervalNanos)
+            loop.schedule(pumpTimer, at: pumpPacing.due(now: now))
         }
     }
 
     /// Something waits to be published.
-    private var hasWork: Bool {
+    var hasWork: Bool {
         output.eventLog.writes != eventLogWrites || feed?.mayPublish == true || !actions.isEmpty || !memoryEvents.isEmpty
-            || link.client?.wantWrite == true
+            || link.wantsWrite
     }
 
-    private func pump() {
-        lastPump = Clock.monotonicNanos()
+    func pump() {
+        pumpPacing.ran(at: loop.now)
         guard link.isConnected else { return }
         let writes = output.eventLog.writes
         if let feed, writes != eventLogWrites || feed.inFlightCount < Self.window {
             eventLogWrites = writes
             feed.pump { line in publish(topics.events, Array(line)) }
         }
-        while let record = memoryEvents.first, memoryInFlight.count < Self.window {
+        while let record = memoryEvents.next {
             guard let mid = publish(topics.events, record) else { break }
-            memoryInFlight[mid] = memoryEvents.removeFirst()
+            memoryEvents.sent(mid: mid)
         }
-        drainActions(now: Clock.monotonicNanos())
+        drainActions(now: loop.now)
         link.flush()
     }
 
-    private func drainActions(now: UInt64) {
+    func drainActions(now: UInt64) {
         ageActions(now: now)
-        while let message = actions.first, actionsInFlight.count < Self.actionWindow {
+        while let message = actions.next {
             let age = now &- message.queuedAt
             let expiry = message.expires ? UInt32(max(1, (maxAgeNanos - age + 999_999_999) / 1_000_000_000)) : nil
             guard let mid = publish(message.topic, message.payload, qos: message.qos, retain: message.retain, expiry: expiry) else { break }
-            _ = actions.removeFirst()
-            if message.qos > 0 { actionsInFlight[mid] = message } else { published += 1 }
+            actions.sent(mid: message.qos > 0 ? mid : nil)
+            if message.qos == 0 { published += 1 }
         }
     }
 
     /// Drops the waiting actions that are too old to send (they are never sent late).
-    private func ageActions(now: UInt64) {
-        while let message = actions.first, now &- message.queuedAt > maxAgeNanos {
-            _ = actions.removeFirst()
-            dropped += 1
-        }
+    func ageActions(now: UInt64) {
+        actions.dropWaiting { now &- $0.queuedAt > maxAgeNanos }
     }
 
     /// A drained backlog leaves libmosquitto's freed packets scattered in the heap: once the
     /// feed has caught up after more than `trimAfter` records, its pages go back (as after a
     /// burst of socket replies), so memory returns to what it was before the outage.
-    private func trimAfterDrain() {
+    func trimAfterDrain() {
         guard let feed else { return }
         if feed.backlog() > Self.trimAfter {
             backlogWasLarge = true
@@ -360,95 +317,19 @@ final class Fleet: FleetLinkDelegate, TapObserver {
         }
     }
 
-    private var backlogWasLarge = false
+    var backlogWasLarge = false
     static let trimAfter = 1_000
 
     /// One publish on the live client; nil when there is none or it refused.
     @discardableResult
-    private func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
-        guard let client = link.client, link.isConnected else { return nil }
+    func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
+        guard link.isConnected else { return nil }
         do throws(MQTTError) {
-            if let expiry { return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expiry) }
-            return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+            return try link.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expiry)
         } catch {
             if !error.isNotConnected { log.warning("mqtt: cannot publish to \(topic): \(error)") }
             return nil
         }
     }
 
-    /// Every cell's state (those that have one) and the current layout, on connect.
-    private func publishState(_ client: MQTTClient) {
-        let engine = output.engine
-        for (layoutIndex, layout) in engine.active.layouts.enumerated() {
-            for grid in layout.tree.nodes.indices {
-                let state = engine.cellState(layout: layoutIndex, grid: grid)
-                guard !state.isEmpty, let topic = cellTopic(state: true, layout: layoutIndex, grid: grid) else { continue }
-                publish(topic, Self.statePayload(state), retain: true)
-            }
-        }
-    }
-
-    /// `{"text":..,"active":..,"value":..,"enabled":..}`.
-    static func statePayload(_ state: CellState) -> [UInt8] {
-        var out: [UInt8] = [0x7B]
-        state.appendFields(to: &out)
-        out.append(0x7D)
-        return out
-    }
-
-    /// The status reply with `node` and `version`, when it changed (uptime aside) or `force`.
-    private func publishStatus(force: Bool) {
-        guard link.isConnected else { return }
-        var status = router.statusReply()
-        status.node = topics.node
-        status.version = tapgridVersion
-        var comparable = status
-        comparable.uptime = nil
-        let buffer = ByteBuffer(capacity: 512)
-        comparable.write(id: nil, into: buffer)
-        let key = Array(buffer.bytes)
-        guard force || key != lastStatus else { return }
-        lastStatus = key
-        buffer.removeAll()
-        status.write(id: nil, into: buffer)
-        publish(topics.status, Array(buffer.bytes.dropLast()), retain: true)
-    }
-
-    private func publishDiscovery() {
-        discoveryGeneration = output.engine.active.generation
-        guard let prefix = settings.homeAssistantPrefix, link.isConnected else { return }
-        if skippedLoggedGeneration != discoveryGeneration {
-            skippedLoggedGeneration = discoveryGeneration
-            for line in HomeAssistantDiscovery.skipped(config: output.engine.active.config) {
-                log.warning("mqtt: Home Assistant: " + line)
-            }
-        }
-        let messages = HomeAssistantDiscovery.messages(config: output.engine.active.config, topics: topics, prefix: prefix, version: tapgridVersion)
-        for topic in HomeAssistantDiscovery.emptied(previous: discoveryTopics, current: messages.map(\.topic)) {
-            publish(topic, [], retain: true)
-        }
-        for message in messages { publish(message.topic, message.payload, retain: true) }
-        discoveryTopics = Set(messages.map(\.topic))
-    }
-
-    private func rebuildCellKeys() {
-        actionTopics = []
-        stateTopics = []
-        for layout in output.engine.active.layouts {
-            let keys = layout.tree.nodes.indices.map { MQTTConfig.cellKey(ofGrid: $0, in: layout.tree) }
-            actionTopics.append(keys.map { $0.map { topics.action(layout: layout.name, cell: $0) } })
-            stateTopics.append(keys.map { $0.map { topics.state(layout: layout.name, cell: $0) } })
-        }
-        lastGeneration = output.engine.active.generation
-    }
-
-    private func cellTopic(state: Bool, layout: Int, grid: Int) -> String? {
-        if output.engine.active.generation != lastGeneration { rebuildCellKeys() }
-        let table = state ? stateTopics : actionTopics
-        guard layout < table.count, grid < table[layout].count else { return nil }
-        return table[layout][grid]
-    }
-
-    /// `tap`, `long`, `hold`, `double` as payloads, made once.
-    private static let classPayloads: [[UInt8]] = (0..<4).map { Array((TapClass(rawValue: $0)?.name.description ?? "tap").utf8) }
 }

@@ -6,7 +6,7 @@ import TapgridSystem
 /// What the link reports to its owner (the `Fleet`), on the loop thread.
 protocol FleetLinkDelegate: AnyObject {
     /// CONNACK accepted: subscribe, publish what waits.
-    func linkConnected(_ client: MQTTClient)
+    func linkConnected()
     /// The connection is gone (the client with it: everything in flight is unacknowledged).
     func linkLost()
     /// A message on a subscribed topic.
@@ -264,7 +264,7 @@ final class FleetLink: LoopHandler {
                 lastError = nil
                 backoff.reset()
                 log.info("mqtt: connected to \(brokerText) as \(clientID)")
-                delegate.linkConnected(client)
+                delegate.linkConnected()
             case .disconnected(let code):
                 return fail(code == 0 ? "disconnected" : "connection lost (\(MQTTLibrary.reasonText(code)))")
             case .message(let topic, let payload, _, let retained):

@@ -23,7 +23,8 @@ struct LoopRegistration: Equatable {
 /// A timer of the loop: made once by an owner (`EventLoop.makeTimer`), scheduled and cancelled
 /// as often as it likes.
 struct LoopTimer: Equatable {
-    fileprivate let index: Int
+    /// Its place in the loop's tables (a test's loop numbers its own).
+    let index: Int
 }
 
 /// The daemon's one event loop: epoll over the descriptors its owners register, timers on one
@@ -56,8 +57,8 @@ final class EventLoop {
     /// What the timerfd is armed for.
     private var armed: UInt64 = .max
 
-    /// What runs once at the end of each wakeup, after its events and timers, in the order added.
-    private var wakeupEnds: [() -> Void] = []
+    /// What runs once at the end of each wakeup, after its events and timers (`Daemon.endWakeup`).
+    private var wakeupEnd: (() -> Void)?
 
     /// The epoll data of the loop's own timerfd.
     private static let clockData = UInt64.max
@@ -187,9 +188,13 @@ final class EventLoop {
 
     // MARK: - Running
 
-    /// Adds what runs once at the end of each wakeup, after its events and timers: work an owner
-    /// gathers over one wakeup and does once, for everything it served in it.
-    func onWakeupEnd(_ action: @escaping () -> Void) { wakeupEnds.append(action) }
+    /// Sets what runs once at the end of each wakeup, after its events and timers: the work the
+    /// owners gathered over one wakeup, done once for everything served in it. One action, so
+    /// one place (`Daemon.endWakeup`) says in which order the owners' phases run.
+    func onWakeupEnd(_ action: @escaping () -> Void) {
+        precondition(wakeupEnd == nil, "the loop has one end-of-wakeup action")
+        wakeupEnd = action
+    }
 
     /// Lets go of every handler, timer action and hook once the loop has stopped running.
     /// Owners hold the loop and the loop holds them (through their handlers and actions), so
@@ -199,7 +204,7 @@ final class EventLoop {
         for slot in entries.indices { entries[slot].handler = nil }
         for timer in actions.indices { actions[timer] = nil }
         for timer in due.indices { due[timer] = .max }
-        wakeupEnds.removeAll()
+        wakeupEnd = nil
     }
 
     /// Runs until `finished()` is true after a wakeup.
@@ -221,7 +226,7 @@ final class EventLoop {
                 handler.handle(token: entry.token, events: event.events)
             }
             fireDue()
-            for action in wakeupEnds { action() }
+            wakeupEnd?()
         }
     }
 

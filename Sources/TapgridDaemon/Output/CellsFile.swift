@@ -42,7 +42,6 @@ final class CellsFile {
         self.log = log
         writtenVersion = output.engine.cellsVersion
         timer = loop.makeTimer { [unowned self] in writeDue = true }
-        loop.onWakeupEnd { [unowned self] in endOfWakeup() }
     }
 
     /// `cells.json` beside the event log for a config's `eventLog`; with the log off, where the
@@ -90,9 +89,9 @@ final class CellsFile {
 
     // MARK: - Writing
 
-    /// At the end of every wakeup (after the replies are sent): the write when the timer fired,
+    /// Its phase of the wakeup's end (`Daemon.endWakeup`, after the replies): the write when the timer fired,
     /// else a check for a change to arm it for.
-    private func endOfWakeup() {
+    func endOfWakeup() {
         if writeDue {
             write()
         } else {

@@ -6,7 +6,7 @@ import TapgridSystem
 ///
 /// Every record is built back to back in one reusable buffer and *staged*, together with where in
 /// its reply (if it has one) `"logged": false` would go, and written with a single `write(2)`
-/// on an `O_APPEND` descriptor: before any reply is sent (`TapOutput.beforeSend`) and at the end
+/// on an `O_APPEND` descriptor: before any reply is sent (`TapOutput.writeStagedRecords`) and at the end
 /// of every loop wakeup. So a pipelining client, or
 /// several clients served in one wakeup, cost one `write(2)` for all their taps, and a client
 /// still never sees a reply whose record is not in the file: when the write fails, or the kernel

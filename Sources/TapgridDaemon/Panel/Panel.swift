@@ -2,17 +2,17 @@ import TapgridCore
 import TapgridHTTP
 import TapgridSystem
 
-/// The browser panel (README "Browser panel"): libmicrohttpd on the daemon's loop serving the
+/// The browser panel (docs/panel.md): libmicrohttpd on the daemon's loop serving the
 /// page, `/layout`, the event streams and the page's contacts and taps. Each request passes
 /// `PanelGuard` first; a contact or tap becomes the socket's request line (`PanelBody`) and is
-/// answered by the `RequestRouter` on the session's own socketless `Connection`, so it takes the
-/// socket's exact path and its records say `"source": "panel"`. Told of taps and state changes
-/// as a `TapObserver`; layout changes are noticed at the end of every wakeup.
-final class Panel: LoopHandler, HTTPHandler, TapObserver {
+/// answered by the `RequestEndpoint` on the session's own socketless `Connection`, so it takes the
+/// socket's exact path and its records say `"source": "panel"`. Takes the wakeup's taps and
+/// state changes from the `Outbox`, and notices layout changes, in its phase of the wakeup's end.
+final class Panel: LoopHandler, HTTPHandler {
     /// Event-stream bytes a client may leave untaken before its stream is closed (it reconnects).
     static let maxStreamBacklog = 1 << 20
     static let heartbeatNanos: UInt64 = 15_000_000_000
-    /// Idle connections are closed after this long (contract: 30 s).
+    /// Idle connections are closed after this long (docs/panel.md: 30 s).
     static let idleSeconds = 30
 
     let settings: PanelConfig
@@ -23,59 +23,43 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     private let listener: OwnedFD
     /// The socket file made for a Unix `listen` (removed at stop).
     private let socketPath: String?
-    private var server: HTTPServer!
-    private unowned let loop: EventLoop
-    private let log: LogSink
-    private let output: TapOutput
-    private let router: RequestRouter
+    var server: HTTPServer!
+    unowned let loop: EventLoop
+    let log: LogSink
+    let output: TapOutput
     private let endpoint: RequestEndpoint
-    private let takeNumber: () -> Int
+    let takeNumber: () -> Int
     private var registration: LoopRegistration?
     private var runTimer: LoopTimer!
-    private var heartbeat: LoopTimer!
-    private var expiry: LoopTimer!
-    private var sessions: PanelSessions
+    var heartbeat: LoopTimer!
+    var expiry: LoopTimer!
+    var sessions: PanelSessions
     /// Each session's socketless connection, by its number.
     private var connections: [Int: Connection] = [:]
     /// Each session's numbered contacts, in order (by connection number).
     private var orders: [Int: PanelOrder<OrderedContact>] = [:]
     private var orderTimer: LoopTimer!
+    // The event streams' state (used by Panel+Streams.swift).
     /// Open streams with the session each belongs to ("" for a stream without one) and its
     /// hang-up watch (its registration and loop token).
-    private var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: (LoopRegistration, token: UInt64)?)] = [:]
+    var streams: [ObjectIdentifier: (stream: HTTPEventStream, session: String, watch: (LoopRegistration, token: UInt64)?)] = [:]
     /// Hang-up watches by their loop token.
-    private var watched: [UInt64: HTTPEventStream] = [:]
-    private var nextWatchToken: UInt64 = 1
+    var watched: [UInt64: HTTPEventStream] = [:]
+    var nextWatchToken: UInt64 = 1
     /// The layout the streams were last shown: a switch, reload, load or unload changes it.
-    private var shown: (generation: UInt64, layout: Int)
+    var shown: (generation: UInt64, layout: Int)
     /// One event's bytes (reused).
-    private let scratch = ByteBuffer(capacity: 1024)
+    let scratch = ByteBuffer(capacity: 1024)
     /// A tap event's data (reused).
-    private let eventData = ByteBuffer(capacity: 512)
-    /// Events not yet handed to the streams: they go out together every `eventBatchNanos`, so
-    /// a burst of socket taps costs the streams one write each per batch, not one per tap (with
-    /// 50 streams, per-tap writes cut the socket's request/response rate to a twentieth).
-    private let pending = ByteBuffer(capacity: 16_384)
-    private var flushTimer: LoopTimer!
-    /// At most one batch per this long: an event after a quiet spell goes out at once (a
-    /// person's tap, a `set`), a burst waits at most this long. Well under what a person sees.
-    static let eventBatchNanos: UInt64 = 20_000_000
-    private var lastFlush: UInt64 = 0
-    /// The batch's events but its taps (`layout` and `state`), in order, for streams that fell
-    /// behind, and how many taps the batch holds.
-    private let pendingLean = ByteBuffer(capacity: 4096)
-    private var tapsPending = 0
-    /// A stream with more than this waiting gets a batch's `layout` and `state` events and one
-    /// `skipped` event counting its taps instead of the taps themselves: a page only flashes cells
-    /// with them, and a reader that cannot keep up must not make the daemon copy and hold every
-    /// tap (the event log and the fleet still get every one; a stream that keeps up gets every
-    /// one too). Streams that take nothing for a megabyte are closed (`maxStreamBacklog`).
-    static let shedBacklog = 128 * 1024
+    let eventData = ByteBuffer(capacity: 512)
+    /// The events not yet handed to the streams, and who gets which (`PanelBatch`).
+    let batch = PanelBatch()
+    var flushTimer: LoopTimer!
     private(set) var requests = 0
 
     init(
         settings: PanelConfig, listener: consuming OwnedFD, address: String, socketPath: String?, token: String?,
-        loop: EventLoop, log: LogSink, output: TapOutput, router: RequestRouter, endpoint: RequestEndpoint, takeNumber: @escaping () -> Int
+        loop: EventLoop, log: LogSink, output: TapOutput, endpoint: RequestEndpoint, takeNumber: @escaping () -> Int
     ) throws(HTTPError) {
         self.settings = settings
         self.address = address
@@ -86,7 +70,6 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         self.loop = loop
         self.log = log
         self.output = output
-        self.router = router
         self.endpoint = endpoint
         self.takeNumber = takeNumber
         sessions = PanelSessions(limit: max(256, 4 * settings.maxClients))
@@ -109,8 +92,6 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         expiry = loop.makeTimer { [unowned self] in expireSessions() }
         flushTimer = loop.makeTimer { [unowned self] in flush() }
         orderTimer = loop.makeTimer { [unowned self] in expireOrders() }
-        // After the tap output's hook: the records of this wakeup are written before its events go.
-        loop.onWakeupEnd { [unowned self] in wakeupEnded() }
         runServer()
     }
 
@@ -155,7 +136,18 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         loop.schedule(runTimer, at: server.timeoutMilliseconds.map { Clock.monotonicNanos() &+ UInt64($0) * 1_000_000 })
     }
 
-    private func wakeupEnded() {
+    /// The panel's phase of the wakeup's end (`Daemon.endWakeup`, after the event log's: the
+    /// records of this wakeup are written before its events go): the wakeup's taps and state
+    /// changes join the streams' batch, a changed layout is shown, resumed streams are served.
+    func endOfWakeup(_ events: [Outbox.Event]) {
+        if !streams.isEmpty {
+            for event in events {
+                switch event {
+                case .tap(let decision, let source, let active): tapDecided(decision, source: source, active: active)
+                case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+                }
+            }
+        }
         let active = output.engine.active
         if shown.generation != active.generation || shown.layout != output.engine.currentLayout {
             shown = (active.generation, output.engine.currentLayout)
@@ -209,7 +201,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         }
     }
 
-    private static let sessionsFull = PanelRefusal(503, "too_many_clients", "too many panel sessions; try again in 10 s")
+    static let sessionsFull = PanelRefusal(503, "too_many_clients", "too many panel sessions; try again in 10 s")
 
     /// The connection plain taps are answered on (they have no contacts, so one serves all).
     private lazy var tapConnection: Connection = makeConnection(number: takeNumber())
@@ -227,7 +219,6 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         if let known = connections[number] { return known }
         let connection = makeConnection(number: number)
         connections[number] = connection
-        output.panelStreams.insert(number)
         scheduleExpiry()
         return connection
     }
@@ -270,7 +261,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
         return json(PanelDocuments.httpStatus(for: replies.first?.error), body)
     }
 
-    private func layoutDocument() -> [UInt8] {
+    func layoutDocument() -> [UInt8] {
         let engine = output.engine
         return PanelDocuments.layout(engine.active, layout: engine.currentLayout) { grid in
             engine.cellState(layout: engine.currentLayout, grid: grid)
@@ -278,138 +269,15 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
     }
 
     /// A JSON answer (`bytes` ends with its newline), never cached: it is the daemon's state now.
-    private func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
+    func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes, headers: [("Cache-Control", "no-store")])
     }
 
-    private func refused(_ refusal: PanelRefusal) -> HTTPAnswer { json(refusal.status, refusal.body) }
-
-    // MARK: - Event streams
-
-    private func openStream(session id: String?) -> HTTPAnswer {
-        guard streams.count < settings.maxClients else {
-            return refused(PanelRefusal(503, "too_many_clients", "\(settings.maxClients) event streams are open (panel.maxClients)"))
-        }
-        var session = ""
-        if let id {
-            guard PanelBody.isSessionID(id) else { return refused(PanelBody.badSession) }
-            guard sessions.streamOpened(id, now: Clock.monotonicNanos(), nextNumber: takeNumber) != nil else {
-                return refused(Self.sessionsFull)
-            }
-            session = id
-        }
-        flush()  // what happened before it opened goes to the others alone
-        let stream = HTTPEventStream()
-        streams[ObjectIdentifier(stream)] = (stream, session, nil)
-        scratch.removeAll()
-        scratch.append(PanelDocuments.streamStart)
-        let layout = layoutDocument()
-        layout.withUnsafeBytes { PanelDocuments.event("layout", data: $0, into: scratch) }
-        stream.send(scratch.bytes)
-        return .stream(stream)
-    }
-
-    /// The stream's connection is known once its answer was queued: watch it for a hang-up.
-    func streamStarted(_ stream: HTTPEventStream) {
-        guard stream.hangupDescriptor >= 0, streams[ObjectIdentifier(stream)]?.watch == nil else { return }
-        let token = nextWatchToken
-        nextWatchToken += 1
-        do throws(Errno) {
-            let watch = try loop.register(stream.hangupDescriptor, events: [.readHangup], handler: self, token: token)
-            streams[ObjectIdentifier(stream)]?.watch = (watch, token)
-            watched[token] = stream
-        } catch {
-            log.warning("panel: cannot watch an event stream for hang-ups: \(error)")
-        }
-    }
-
-    func streamEnded(_ stream: HTTPEventStream) {
-        guard let entry = streams.removeValue(forKey: ObjectIdentifier(stream)) else { return }
-        if let watch = entry.watch {
-            loop.unregister(watch.0)
-            watched[watch.token] = nil
-        }
-        if !entry.session.isEmpty {
-            sessions.streamClosed(entry.session, now: Clock.monotonicNanos())
-            scheduleExpiry()
-        }
-    }
-
-    private func send(_ text: StaticString, to stream: HTTPEventStream) {
-        send(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), to: stream)
-    }
-
-    /// Queues bytes for one stream; a client that takes none of a megabyte is closed (its page
-    /// reconnects and starts from the current layout).
-    private func send(_ bytes: UnsafeRawBufferPointer, to stream: HTTPEventStream) {
-        if stream.backlog > Self.maxStreamBacklog {
-            log.warning("panel: an event stream took none of \(stream.backlog) bytes; closing it")
-            stream.close()
-            return
-        }
-        stream.send(bytes)
-    }
-
-    /// Queues the event in `scratch` for every stream (sent with the next batch).
-    private func broadcast(isTap: Bool = false) {
-        if pending.isEmpty { loop.schedule(flushTimer, at: max(Clock.monotonicNanos(), lastFlush &+ Self.eventBatchNanos)) }
-        pending.append(scratch.bytes)
-        if isTap { tapsPending += 1 } else { pendingLean.append(scratch.bytes) }
-    }
-
-    /// Hands the batched events to every stream (the lean batch to those behind).
-    private func flush() {
-        guard !pending.isEmpty else { return }
-        lastFlush = Clock.monotonicNanos()
-        if tapsPending > 0 {
-            scratch.removeAll()
-            PanelDocuments.skipped(taps: tapsPending).withUnsafeBytes { PanelDocuments.event("skipped", data: $0, into: scratch) }
-            pendingLean.append(scratch.bytes)
-        }
-        for (_, entry) in streams {
-            send(entry.stream.backlog > Self.shedBacklog && tapsPending > 0 ? pendingLean.bytes : pending.bytes, to: entry.stream)
-        }
-        pending.removeAll(shrinkingAbove: 1 << 20)
-        pendingLean.removeAll(shrinkingAbove: 1 << 16)
-        tapsPending = 0
-        loop.schedule(flushTimer, at: nil)
-        // The streams it resumed are served by `wakeupEnded`'s run, never from here: `flush` is
-        // also called from inside libmicrohttpd's callback (`openStream`), where `MHD_run` must
-        // not be called again.
-    }
-
-    private func broadcastLayout() {
-        scratch.removeAll()
-        let layout = layoutDocument()
-        layout.withUnsafeBytes { PanelDocuments.event("layout", data: $0, into: scratch) }
-        broadcast()
-    }
-
-    // MARK: - TapObserver
-
-    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
-        guard !streams.isEmpty else { return }
-        eventData.removeAll()
-        PanelDocuments.tap(decision, active: output.engine.active, source: source, into: eventData)
-        scratch.removeAll()
-        PanelDocuments.event("tap", data: eventData.bytes, into: scratch)
-        broadcast(isTap: true)
-    }
-
-    func stateChanged(layout: Int, grid: Int, state: CellState) {
-        guard !streams.isEmpty else { return }
-        let loaded = output.engine.active.layouts[layout]
-        let data = PanelDocuments.state(layout: loaded.name, path: loaded.tree.path(of: grid), state)
-        scratch.removeAll()
-        data.withUnsafeBytes { PanelDocuments.event("state", data: $0, into: scratch) }
-        broadcast()
-    }
-
-    func publishHandlerMessage(_ decision: TapDecision) -> Bool { false }
+    func refused(_ refusal: PanelRefusal) -> HTTPAnswer { json(refusal.status, refusal.body) }
 
     // MARK: - Sessions
 
-    private func scheduleExpiry() { loop.schedule(expiry, at: sessions.nextExpiry) }
+    func scheduleExpiry() { loop.schedule(expiry, at: sessions.nextExpiry) }
 
     /// Sessions without a stream for 10 s: their contacts are cancelled (with their records).
     private func expireSessions() {
@@ -418,8 +286,7 @@ final class Panel: LoopHandler, HTTPHandler, TapObserver {
             if var order = orders.removeValue(forKey: number) {
                 for contact in order.expire(now: .max) { contact.answer.answer(answerLine(contact.line, on: connection)) }
             }
-            router.connectionClosed(connection)
-            output.panelStreams.remove(number)
+            endpoint.connectionClosed(connection)
         }
         scheduleExpiry()
     }

@@ -1,7 +1,7 @@
 import TapgridCore
 import TapgridSystem
 
-/// Answers one request line of a connection (the `RequestRouter`).
+/// Answers one request line of a connection (the `RequestEndpoint`).
 protocol LineHandler: AnyObject {
     /// Appends the line's reply to the connection's output (not sent yet).
     func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection)
@@ -9,56 +9,62 @@ protocol LineHandler: AnyObject {
     func connectionClosed(_ connection: Connection)
     /// Replies are about to be sent: write what must reach its file first (the event-log records
     /// of the taps answered so far). Cheap when there is nothing.
-    func beforeSend()
+    func writeStagedRecords()
 }
 
 /// The Unix socket input: the listener, admission (client limit, `socket.allow`), and every
 /// connection's reading, framing, reply flushing, flow control and closing. Each complete request
 /// line goes to the `LineHandler`, which appends its reply to the connection's output. Replies go
-/// out at the end of the loop's wakeup, after the handler's `beforeSend` wrote the event-log
+/// out at the end of the loop's wakeup, after the handler's `writeStagedRecords` wrote the event-log
 /// records of every connection served in it with one `write(2)` (a record always reaches the log
 /// before its reply is sent). A client
 /// whose unsent replies pass `Connection.maxPendingOutput` is not read until they drain, and one
 /// that takes none of them for `Connection.stallLimitNanos` is closed.
 final class SocketServer: LoopHandler {
     /// Unowned: the loop holds the server (its registrations), so a strong reference would be a cycle.
-    private unowned let loop: EventLoop
-    private let log: LogSink
+    unowned let loop: EventLoop
+    let log: LogSink
     /// Answers the lines (held strongly: an `unowned` reference costs a check per line).
     private let lineHandler: LineHandler
     /// Who may connect and how many; updated on reload.
     var admission: Admission
 
     /// The listening socket; nil once closed.
-    private var listener: OwnedFD?
+    var listener: OwnedFD?
     /// Its registration while it is watched (not while accepting is paused, nor once closed).
-    private var listening: LoopRegistration?
+    var listening: LoopRegistration?
     /// Accepting resumes after `EMFILE`.
-    private var acceptBackoff: LoopTimer!
+    var acceptBackoff: LoopTimer!
     /// Clients that took none of their waiting replies for 30 s are closed.
     private var stallCheck: LoopTimer!
     /// Free heap pages go back to the kernel after a burst of replies.
     private var memoryTrim: LoopTimer!
     /// Where the socket file is and which file it was when we created it (nil when systemd
     /// owns it, or it could not be examined): only that file is removed at shutdown.
-    private let socketFile: (path: String, identity: FileIdentity)?
-    private var acceptPaused = false
+    let socketFile: (path: String, identity: FileIdentity)?
+    var acceptPaused = false
+    /// Out of descriptors since the last accept that worked (the warning is logged once per episode).
+    var outOfDescriptors = false
+    /// A descriptor held back for when the others run out (`EMFILE`): spent to accept one
+    /// waiting client and tell it `too_many_clients`, then taken again. Without it, clients past
+    /// the limit would hang in the backlog with no answer.
+    var reserve = Files.openReserveDescriptor()
 
-    private var connections: [Connection?] = []
-    private var slotGenerations: [UInt32] = []
-    private var freeSlots: [Int] = []
-    private(set) var count = 0
+    var connections: [Connection?] = []
+    var slotGenerations: [UInt32] = []
+    var freeSlots: [Int] = []
+    var count = 0
     /// Connection numbers handed out so far (each accepted one's `number`, and the panel's sessions').
-    private var accepted = 0
+    var accepted = 0
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
-    private let scratch = ByteBuffer(capacity: 256)
+    let scratch = ByteBuffer(capacity: 256)
     /// Connections served in this wakeup whose replies go out at its end (`sendReplies`).
     private var toFlush: [Connection] = []
     /// Output past which a drained or closed connection has the heap trimmed.
     static let largeOutput = 1 << 18
-    /// When the heap was last trimmed (`Clock.monotonicNanos`).
-    private var lastTrimNanos: UInt64 = 0
+    /// Heap trims: at once after a quiet spell, at most one a second.
+    private var trimPacing = Pacing(intervalNanos: 1_000_000_000)
 
     /// What decides whether a peer may connect.
     struct Admission {
@@ -91,7 +97,6 @@ final class SocketServer: LoopHandler {
         acceptBackoff = loop.makeTimer { [unowned self] in resumeAccepting() }
         stallCheck = loop.makeTimer { [unowned self] in closeStalledClients() }
         memoryTrim = loop.makeTimer { [unowned self] in trimMemory() }
-        loop.onWakeupEnd { [unowned self] in sendReplies() }
         listening = try loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
     }
 
@@ -101,7 +106,7 @@ final class SocketServer: LoopHandler {
         readBuffer.deallocate()
     }
 
-    private static let listenerToken: UInt64 = 0x00FF_FFFF_FFFF_FFFF
+    static let listenerToken: UInt64 = 0x00FF_FFFF_FFFF_FFFF
 
     func handle(token: UInt64, events: EpollEvents) {
         if token == Self.listenerToken {
@@ -118,10 +123,10 @@ final class SocketServer: LoopHandler {
         if connection.state.queueFlush() { toFlush.append(connection) }
     }
 
-    /// At the end of a wakeup: the event-log records of every connection served, with one write
-    /// (the first `flush` has them written), then each connection's replies. Several clients
-    /// served in one wakeup share that write.
-    private func sendReplies() {
+    /// The replies' phase of the wakeup's end (`Daemon.endWakeup`): the event-log records of every
+    /// connection served, with one write (the first `flush` has them written), then each
+    /// connection's replies. Several clients served in one wakeup share that write.
+    func sendReplies() {
         guard !toFlush.isEmpty else { return }
         for connection in toFlush {
             connection.state.flushTaken()
@@ -132,131 +137,6 @@ final class SocketServer: LoopHandler {
 
     /// Every open connection.
     var all: [Connection] { connections.compactMap { $0 } }
-
-    // MARK: - Accepting
-
-    private func acceptAll() {
-        while let listenerFD = listener?.rawValue, !acceptPaused {
-            let accepted: OwnedFD?
-            do throws(Errno) {
-                accepted = try UnixSocket.accept(listenerFD)
-            } catch {
-                if error == Errno.noFileDescriptors || error == Errno.systemFileTableFull {
-                    if !outOfDescriptors {
-                        log.warning("accept: \(error); refusing new clients with too_many_clients until descriptors are free")
-                        outOfDescriptors = true
-                    }
-                    if refuseOneWithReserve() { continue }
-                    // No reserve to spend: the listener stays readable, so stop watching it for a
-                    // moment instead of spinning; queued connections wait in the backlog.
-                    if let listening { loop.unregister(listening) }
-                    listening = nil
-                    acceptPaused = true
-                    loop.schedule(acceptBackoff, after: 100_000_000)
-                } else {
-                    log.error("accept: \(error)")
-                }
-                return
-            }
-            guard let connection = accepted else { return }
-            if outOfDescriptors {
-                outOfDescriptors = false
-                log.info("descriptors are free again: accepting clients")
-            }
-            admit(connection)
-        }
-    }
-
-    /// Out of descriptors since the last accept that worked (the warning is logged once per episode).
-    private var outOfDescriptors = false
-    /// A descriptor held back for when the others run out (`EMFILE`): spent to accept one
-    /// waiting client and tell it `too_many_clients`, then taken again. Without it, clients past
-    /// the limit would hang in the backlog with no answer.
-    private var reserve = Files.openReserveDescriptor()
-
-    /// Accepts one waiting client on the reserve descriptor and refuses it.
-    /// - Returns: false when there is no reserve or nothing waits (the caller pauses accepting).
-    private func refuseOneWithReserve() -> Bool {
-        guard reserve != nil, let listenerFD = listener?.rawValue else {
-            reserve = Files.openReserveDescriptor()
-            return false
-        }
-        reserve = nil  // closed: its number is free for the accept
-        defer { reserve = Files.openReserveDescriptor() }
-        guard let accepted = try? UnixSocket.accept(listenerFD) else { return false }
-        refuse(accepted, .tooManyClients, "the daemon is out of file descriptors (RLIMIT_NOFILE); try again later")
-        return true
-    }
-
-    private func resumeAccepting() {
-        guard acceptPaused else { return }
-        acceptPaused = false
-        guard let listenerFD = listener?.rawValue else { return }
-        listening = try? loop.register(listenerFD, events: .readable, handler: self, token: Self.listenerToken)
-    }
-
-    /// Checks the limit and the allow list, then registers the connection.
-    private func admit(_ socket: consuming OwnedFD) {
-        let fd = socket.rawValue
-        if count >= admission.maxClients {
-            refuse(socket, .tooManyClients, "too many clients (socket.maxClients is \(admission.maxClients))")
-            return
-        }
-        var uid = UInt32.max
-        var gids: [UInt32] = []
-        if let credentials = try? UnixSocket.peerCredentials(fd) {
-            uid = credentials.uid
-            gids = [credentials.gid]
-            if admission.needsGroups, let supplementary = try? UnixSocket.peerGroups(fd) {
-                gids.append(contentsOf: supplementary)
-            }
-        }
-        if let allow = admission.allow, !allow.allows(uid: uid, gids: gids, daemonUID: admission.daemonUID) {
-            log.info("connection refused: uid \(uid) is not in socket.allow")
-            refuse(socket, .forbidden, "uid \(uid) may not connect (socket.allow)")
-            return
-        }
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-        } else {
-            slot = connections.count
-            connections.append(nil)
-            slotGenerations.append(1)
-        }
-        let token = UInt64(slotGenerations[slot]) << 32 | UInt64(UInt32(truncatingIfNeeded: slot))
-        accepted += 1
-        let connection = Connection(descriptor: socket, number: accepted, slot: slot, token: token, uid: uid, gids: gids)
-        connections[slot] = connection
-        count += 1
-        updateInterest(connection)
-        if connection.registration == nil { close(connection) }
-    }
-
-    /// Sends one error line to a connection we will not keep, then closes it. A fresh socket's
-    /// buffer always has room for one short line, so a single non-blocking send suffices.
-    private func refuse(_ socket: consuming OwnedFD, _ code: ErrorCode, _ message: String) {
-        scratch.removeAll()
-        ReplyWriter.error(code, message, id: nil, scratch)
-        _ = try? FD.send(socket.rawValue, scratch.bytes)
-    }
-
-    /// Stops accepting and removes the socket file if it is still the one we created.
-    /// A connection number for a client that is not a socket (a panel session): unique within the run.
-    func takeNumber() -> Int {
-        accepted += 1
-        return accepted
-    }
-
-    func closeListener() {
-        guard listener != nil else { return }
-        if let listening { loop.unregister(listening) }
-        listening = nil
-        listener = nil
-        acceptPaused = false
-        loop.schedule(acceptBackoff, at: nil)
-        if let (path, identity) = socketFile, Files.identity(path) == identity { try? Files.remove(path) }
-    }
 
     // MARK: - Reading
 
@@ -360,7 +240,7 @@ final class SocketServer: LoopHandler {
         var tookSome = false
         while true {
             // Every record staged so far reaches the event log before any reply is sent.
-            lineHandler.beforeSend()
+            lineHandler.writeStagedRecords()
             while connection.pendingOutput > 0 {
                 let result: FD.IOResult
                 do throws(Errno) {
@@ -410,11 +290,11 @@ final class SocketServer: LoopHandler {
     /// trim (a client that pipelines without pause drains many times a second).
     private func trimMemorySoon() {
         guard loop.dueTime(memoryTrim) == nil else { return }
-        loop.schedule(memoryTrim, at: max(Clock.monotonicNanos(), lastTrimNanos + 1_000_000_000))
+        loop.schedule(memoryTrim, at: trimPacing.due(now: Clock.monotonicNanos()))
     }
 
     private func trimMemory() {
-        lastTrimNanos = Clock.monotonicNanos()
+        trimPacing.ran(at: Clock.monotonicNanos())
         Memory.returnFreePages()
     }
 
@@ -442,7 +322,7 @@ final class SocketServer: LoopHandler {
     }
 
     /// Watches for readable while we still read, writable only while replies wait.
-    private func updateInterest(_ connection: Connection) {
+    func updateInterest(_ connection: Connection) {
         var wanted: EpollEvents = []
         if connection.wantsRequests { wanted.insert(.readable) }
         if connection.pendingOutput > 0 { wanted.insert(.writable) }

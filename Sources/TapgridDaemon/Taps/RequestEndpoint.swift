@@ -8,19 +8,32 @@ struct EndpointReply {
     var error: ErrorCode?
 }
 
-/// Answers request lines for the fleet's commands and pushed layouts, the panel's POSTs and a
-/// reload that finished on their behalf, on their socketless `Connection`s: the `RequestRouter`
-/// answers the line exactly as a socket client's, the records it staged are written first
-/// (as before any socket reply), and the replies come back typed.
-final class RequestEndpoint {
+/// The one request path: every transport's request lines reach the `RequestRouter` here, and
+/// every reply leaves after the records it staged were written. The socket server hands it its
+/// lines as its `LineHandler` and sends the replies itself; the fleet's commands and pushed
+/// layouts, the panel's POSTs and a reload that finished on their behalf are answered on their
+/// socketless `Connection`s with `answer`/`replies(of:)`, which return the replies typed.
+final class RequestEndpoint: LineHandler {
     private let router: RequestRouter
+    private let output: TapOutput
 
-    init(router: RequestRouter) { self.router = router }
+    init(router: RequestRouter) {
+        self.router = router
+        output = router.output
+    }
+
+    @inline(__always)
+    func handleLine(_ line: UnsafeBufferPointer<UInt8>, from connection: Connection) { router.handleLine(line, from: connection) }
+
+    func connectionClosed(_ connection: Connection) { router.connectionClosed(connection) }
+
+    @inline(__always)
+    func writeStagedRecords() { output.writeStagedRecords() }
 
     /// Answers `line` on `connection`; empty when it waits (a `reload`: its reply comes with
     /// `replies(of:)` once the load finished).
     func answer(_ line: [UInt8], on connection: Connection) -> [EndpointReply] {
-        line.withUnsafeBufferPointer { router.handleLine($0, from: connection) }
+        line.withUnsafeBufferPointer { handleLine($0, from: connection) }
         return replies(of: connection)
     }
 
@@ -28,7 +41,7 @@ final class RequestEndpoint {
     func replies(of connection: Connection) -> [EndpointReply] {
         let out = connection.output
         guard out.count > 0 else { return [] }
-        router.beforeSend()
+        writeStagedRecords()
         let bytes = Array(out.bytes)
         out.removeAll(shrinkingAbove: 1 << 16)
         return bytes.split(separator: 0x0A).map { line in

@@ -1,6 +1,6 @@
 import TapgridCore
 
-/// The ops that read the whole line's JSON (README "Cell state", "Pushed layouts"): `set`,
+/// The ops that read the whole line's JSON (docs/cell-state.md): `set`,
 /// `layouts` with `state`, `load` and `unload`. Rare next to taps, so they parse the line into a
 /// `JSONValue` (the core's parser; the scanner has already checked it is strict JSON).
 extension RequestRouter {

@@ -32,7 +32,7 @@ enum PushOutcome: Equatable {
 /// Routes each request line of a connection: taps and hit-tests to the `TapOutput`, contact ops
 /// to the `TouchInput`; `status`, `layouts`, `use` and `reload` are answered here, permissions
 /// checked here (`socket.allowControl`). Every reply is written by the core's `ReplyWriter`.
-final class RequestRouter: LineHandler {
+final class RequestRouter {
     let output: TapOutput
     let touch: TouchInput
     /// The daemon (unowned: it owns the router).
@@ -97,8 +97,6 @@ final class RequestRouter: LineHandler {
     }
 
     func connectionClosed(_ connection: Connection) { touch.connectionClosed(connection) }
-
-    func beforeSend() { output.beforeSend() }
 
     /// Whether the connection may `reload`, `use`, `set`, `load` and `unload` (`socket.allowControl`; absent: anyone).
     func mayControl(_ connection: Connection) -> Bool {

@@ -6,7 +6,7 @@ import TapgridSystemd
 /// switch) and writes what they leave behind, for plain taps, classed taps, contact events and
 /// child exits alike: the event-log record, staged with where its reply says `"logged": false`
 /// should it not reach the file, and the reply. Staged records are written before any reply is
-/// sent (`beforeSend`, which the socket server calls) and at the end of every wakeup, where the
+/// sent (`writeStagedRecords`, which the request endpoint calls for every transport) and at the end of every wakeup, where the
 /// held `log` lines follow. Owns the `TapEngine`; the tap path writes straight into the event
 /// log's and the connection's byte buffers from `ActiveConfig`'s prebuilt fragments: no
 /// Foundation, no String built per tap.
@@ -19,16 +19,18 @@ final class TapOutput {
     let supervisor: ChildSupervisor
     /// `"socket"`: the source of socket clients' contacts, as a JSON string.
     private let socketSource = TapOutput.jsonString("socket")
-    /// The panel's sessions' connection numbers: their contacts' source is `panel`.
-    var panelStreams = Set<Int>()
+    /// The source of the contacts of connections that are not socket clients (a panel session's
+    /// `panel`), by connection number: set from the connection's origin by `TouchInput`.
+    private var connectionSources: [Int: [UInt8]] = [:]
     /// Touchscreens' names as JSON strings, by their (negative) stream numbers.
     private var touchscreenSources: [Int: [UInt8]] = [:]
     private var touchscreenStreams: [String: Int] = [:]
 
-    /// The fleet connection and the browser panel, when the config has `mqtt` or `panel`: told
-    /// of every decided tap and state change; the fleet queues the `mqtt` handler's messages.
-    /// One nil test per tap without them.
-    weak var observer: TapObserver?
+    /// Every decided tap and state change for the fleet and the browser panel, when the config
+    /// has `mqtt` or `panel` (one nil test per tap without them).
+    var outbox: Outbox?
+    /// The fleet's queue for the `mqtt` handler's messages.
+    weak var mqttHandler: MQTTHandlerQueue?
 
     init(engine: TapEngine, eventLog: EventLog, log: LogSink, supervisor: ChildSupervisor) {
         self.engine = engine
@@ -37,20 +39,18 @@ final class TapOutput {
         self.supervisor = supervisor
     }
 
-    /// Has the staged records and the held `log` lines written at the end of every wakeup (after
-    /// the hooks added before it: the socket server's replies).
-    func attach(to loop: EventLoop) {
-        loop.onWakeupEnd { [unowned self] in
-            if eventLog.stagedCount > 0 { eventLog.writeStaged() }
-            log.writeHeld()
-        }
+    /// The event log's phase of the wakeup's end (after the replies): the records still staged,
+    /// then the held `log` lines.
+    func endOfWakeup() {
+        if eventLog.stagedCount > 0 { eventLog.writeStaged() }
+        log.writeHeld()
     }
 
     /// Replies are about to be sent: every record staged so far is written first, with one
     /// `write(2)` (a failed or partial write turns exactly the lost records' replies into
     /// `"logged": false`). Cheap when nothing is staged.
     @inline(__always)
-    func beforeSend() {
+    func writeStagedRecords() {
         if eventLog.stagedCount > 0 { eventLog.writeStaged() }
     }
 
@@ -149,10 +149,10 @@ final class TapOutput {
         case .spawn:
             spawn(&decision, x: x, y: y, now: now)
         case .publish:
-            let queued = observer?.publishHandlerMessage(decision) ?? false
+            let queued = mqttHandler?.publishHandlerMessage(decision) ?? false
             engine.settle(&decision, outcome: queued ? .dispatched : .busy, reason: nil, now: now)
         }
-        if let observer { observer.tapDecided(decision, source: source) }
+        if let outbox { outbox.append(.tap(decision, source: source, active: engine.active)) }
     }
 
     private func spawn(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
@@ -219,9 +219,9 @@ final class TapOutput {
 
     // MARK: - Cell state
 
-    /// A state change's record (README "Cell state"), staged like a tap's.
+    /// A state change's record (docs/cell-state.md), staged like a tap's.
     func recordState(_ update: TapEngine.CellUpdate, source: StateRecord.Source) {
-        if let observer { observer.stateChanged(layout: update.layout, grid: update.grid, state: update.state) }
+        if let outbox { outbox.append(.state(layout: update.layout, grid: update.grid, update.state, active: engine.active)) }
         guard eventLog.isEnabled else { return }
         let layout = engine.active.layouts[update.layout]
         StateRecord.write(
@@ -242,9 +242,18 @@ final class TapOutput {
     }
 
     private func source(_ stream: Int) -> [UInt8] {
-        if stream > 0 { return !panelStreams.isEmpty && panelStreams.contains(stream) ? RequestRouter.panelSource : socketSource }
+        if stream > 0 { return connectionSources.isEmpty ? socketSource : connectionSources[stream] ?? socketSource }
         return touchscreenSources[stream] ?? Array("null".utf8)
     }
+
+    /// A connection that is not a socket client sends contacts: they are recorded with its source.
+    func contactsCome(from connection: Connection) {
+        guard connection.origin != .socket, connectionSources[connection.number] == nil else { return }
+        connectionSources[connection.number] = RequestRouter.source(of: connection.origin)
+    }
+
+    /// The connection closed and its contacts ended.
+    func connectionGone(_ connection: Connection) { connectionSources[connection.number] = nil }
 
     /// `text` as a JSON string, written by the core's writer.
     private static func jsonString(_ text: String) -> [UInt8] {
@@ -299,42 +308,5 @@ final class TapOutput {
             entry.append("TAPGRID_HANDLER", line.handler)
             entry.append("TAPGRID_STREAM", line.stream)
         }
-    }
-}
-
-/// What the fleet connection and the browser panel take from the tap path (README, "Running a
-/// fleet", "Browser panel").
-protocol TapObserver: AnyObject {
-    /// A tap was decided and carried out (its action message, when its outcome calls for one;
-    /// its `tap` event). `source`: as its record says it, nil for a socket client's plain tap.
-    func tapDecided(_ decision: TapDecision, source: [UInt8]?)
-    /// A cell's state changed (its retained state message).
-    func stateChanged(layout: Int, grid: Int, state: CellState)
-    /// An `mqtt` handler's message for the tap: false when the queue is full (`busy`).
-    func publishHandlerMessage(_ decision: TapDecision) -> Bool
-}
-
-/// Both observers, when the config has both `mqtt` and `panel`.
-final class TapObservers: TapObserver {
-    private let first: TapObserver
-    private let second: TapObserver
-
-    init(_ first: TapObserver, _ second: TapObserver) {
-        self.first = first
-        self.second = second
-    }
-
-    func tapDecided(_ decision: TapDecision, source: [UInt8]?) {
-        first.tapDecided(decision, source: source)
-        second.tapDecided(decision, source: source)
-    }
-
-    func stateChanged(layout: Int, grid: Int, state: CellState) {
-        first.stateChanged(layout: layout, grid: grid, state: state)
-        second.stateChanged(layout: layout, grid: grid, state: state)
-    }
-
-    func publishHandlerMessage(_ decision: TapDecision) -> Bool {
-        first.publishHandlerMessage(decision) || second.publishHandlerMessage(decision)
     }
 }

@@ -52,6 +52,7 @@ final class TouchInput: TouchscreenSink {
             return
         }
         connection.state.touched()
+        output.contactsCome(from: connection)
         ReplyWriter.touchStart(id: id, into: out)
         let now = Clock.monotonicNanos()
         runTimers(now: now)
@@ -66,6 +67,7 @@ final class TouchInput: TouchscreenSink {
         for key in output.engine.endContacts(stream: connection.number) {
             output.writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
         }
+        output.connectionGone(connection)
         reschedule()
     }
 

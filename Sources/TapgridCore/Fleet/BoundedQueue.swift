@@ -2,20 +2,20 @@
 /// records when there is no event log): appending to a full one drops the oldest, which the
 /// caller counts. Taking from the front moves an index; the array is compacted once half of it
 /// is taken, so neither end costs more than amortized constant time.
-struct BoundedQueue<Element> {
-    let capacity: Int
+public struct BoundedQueue<Element> {
+    public let capacity: Int
     private var items: [Element] = []
     private var head = 0
 
-    init(capacity: Int) { self.capacity = capacity }
+    public init(capacity: Int) { self.capacity = capacity }
 
-    var count: Int { items.count - head }
-    var isEmpty: Bool { head == items.count }
-    var first: Element? { isEmpty ? nil : items[head] }
+    public var count: Int { items.count - head }
+    public var isEmpty: Bool { head == items.count }
+    public var first: Element? { isEmpty ? nil : items[head] }
 
     /// Appends `element`. - Returns: false when the oldest was dropped to make room.
     @discardableResult
-    mutating func append(_ element: Element) -> Bool {
+    public mutating func append(_ element: Element) -> Bool {
         let full = count >= capacity
         if full { head += 1 }
         items.append(element)
@@ -23,7 +23,7 @@ struct BoundedQueue<Element> {
         return !full
     }
 
-    mutating func removeFirst() -> Element {
+    public mutating func removeFirst() -> Element {
         let element = items[head]
         head += 1
         compact()
@@ -32,7 +32,7 @@ struct BoundedQueue<Element> {
 
     /// Puts `elements` back in front, in their order (messages in flight when the connection
     /// went, to be sent again before what waited behind them).
-    mutating func prepend(contentsOf elements: [Element]) {
+    public mutating func prepend(contentsOf elements: [Element]) {
         items.replaceSubrange(0..<head, with: elements)
         head = 0
     }

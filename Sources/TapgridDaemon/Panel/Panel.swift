@@ -83,7 +83,7 @@ final class Panel: LoopHandler, HTTPHandler {
         do throws(Errno) {
             registration = try loop.register(server.epollDescriptor, events: .readable, handler: self)
         } catch {
-            server.stop()
+            server.stop(answeringHeldWith: refused(Self.stopping))
             throw HTTPError(description: "cannot watch libmicrohttpd's epoll descriptor: \(error)")
         }
         runTimer = loop.makeTimer { [unowned self] in runServer() }
@@ -99,7 +99,7 @@ final class Panel: LoopHandler, HTTPHandler {
     func stop() {
         if let registration { loop.unregister(registration) }
         registration = nil
-        server.stop()
+        server.stop(answeringHeldWith: refused(Self.stopping))
         loop.schedule(runTimer, at: nil)
         loop.schedule(heartbeat, at: nil)
         loop.schedule(expiry, at: nil)
@@ -200,6 +200,9 @@ final class Panel: LoopHandler, HTTPHandler {
             }
         }
     }
+
+    /// What a contact still waiting for its turn gets when the daemon stops.
+    static let stopping = PanelRefusal(503, "stopping", "the daemon is stopping")
 
     static let sessionsFull = PanelRefusal(503, "too_many_clients", "too many panel sessions; try again in 10 s")
 

@@ -19,7 +19,7 @@ enum LayoutRendering {
             grid.string("name", info?.name)
             grid.numbers("rect", [rect.x, rect.y, rect.width, rect.height])
             grid.int("tag", info.flatMap { $0.tag != 0 ? $0.tag : nil })
-            grid.json("actionData", info?.actionDataJSON ?? "null")
+            if let actionData = info?.actionDataJSON { grid.json("actionData", actionData) } else { grid.null("actionData") }
             grid.bool("hittable", hittable)
             grid.string("handler", hittable ? info.flatMap { config.handlerName($0.handler) } : nil)
             return grid

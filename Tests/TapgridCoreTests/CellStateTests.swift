@@ -55,6 +55,13 @@ import Testing
         #expect(engine.cellState(layout: 0, grid: 2) == CellState(active: true, valueJSON: #"{"n":2}"#, enabled: true))
     }
 
+    /// The state alone, as the fleet's retained state message carries it: all four keys, nulls included.
+    @Test func aStateAsOneObject() {
+        #expect(String(decoding: CellState(text: "a \"b\"", valueJSON: #"{"n":[1,2]}"#, enabled: false).jsonObject, as: UTF8.self)
+            == #"{"text":"a \"b\"","active":null,"value":{"n":[1,2]},"enabled":false}"#)
+        #expect(String(decoding: CellState().jsonObject, as: UTF8.self) == #"{"text":null,"active":null,"value":null,"enabled":null}"#)
+    }
+
     @Test func aSetThatChangesNothingIsNotRecorded() throws {
         var engine = try Self.engine()
         let request = try Self.set(#"{"op":"set","grid":"cart","text":"x"}"#)

@@ -41,6 +41,15 @@ public struct CellState: Sendable, Equatable {
         Self.appendBool(enabled, to: &out)
     }
 
+    /// `{"text":..,"active":..,"value":..,"enabled":..}`: the state alone, as the fleet's
+    /// retained state messages carry it.
+    public var jsonObject: [UInt8] {
+        var out: [UInt8] = [0x7B]
+        appendFields(to: &out)
+        out.append(0x7D)
+        return out
+    }
+
     static func appendBool(_ value: Bool?, to out: inout [UInt8]) {
         switch value {
         case true?: JSONWriter.appendStatic("true", to: &out)

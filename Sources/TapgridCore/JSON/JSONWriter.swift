@@ -21,6 +21,13 @@ public enum JSONWriter {
         s.withUTF8 { appendString(utf8: $0, to: &out) }
     }
 
+    /// `s` as a quoted JSON string (`appendString`), for a fragment built once and copied often.
+    public static func string(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        appendString(s, to: &out)
+        return out
+    }
+
     /// Appends the (valid UTF-8) bytes as a quoted JSON string.
     public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxStringBytes(bytes.count)) { buffer in

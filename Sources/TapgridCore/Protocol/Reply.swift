@@ -81,10 +81,14 @@ extension ReplyWriter {
             out.append(#","reason":"#)
             out.append(jsonString: reason)
         }
-        if !logged { out.append(#","logged":false"#) }
+        if !logged { notLogged(into: out) }
         out.append(0x7D)
         if !inArray { out.append(0x0A) }
     }
+
+    /// `,"logged":false`: the member of a reply whose record the event log did not take, before
+    /// the reply's closing `}` (`EventLog` inserts it into replies already written).
+    public static func notLogged(into out: ByteBuffer) { out.append(#","logged":false"#) }
 
     /// `{"id":..,"ok":true,"taps":[` of a touch op's reply: the tap replies it carries follow
     /// (each `ReplyWriter.tap` without its `\n`, separated by `,`), then `touchEnd`.

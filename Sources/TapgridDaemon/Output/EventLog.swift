@@ -293,7 +293,7 @@ final class EventLog {
             var from = 0
             for mark in marks {
                 old[from..<mark].withUnsafeBytes { out.append($0) }
-                out.append(#","logged":false"#)
+                ReplyWriter.notLogged(into: out)
                 from = mark
             }
             old[from...].withUnsafeBytes { out.append($0) }

@@ -128,9 +128,9 @@ final class RequestRouter {
     }
 
     /// `"mqtt"` as a JSON string: the source of taps from fleet commands.
-    static let mqttSource = Array(#""mqtt""#.utf8)
+    static let mqttSource = JSONWriter.string("mqtt")
     /// `"panel"` as a JSON string: the source of the browser panel's taps and contacts.
-    static let panelSource = Array(#""panel""#.utf8)
+    static let panelSource = JSONWriter.string("panel")
 
     /// The `source` a `tap` request's record carries: none for the socket's own (its default).
     static func source(of origin: Connection.Origin) -> [UInt8]? {

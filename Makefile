@@ -24,7 +24,7 @@ DOCDIR      = $(PREFIX)/share/doc/tapgrid
 DOC_PAGES  := $(wildcard docs/*.md docs/*.png docs/*.svg)
 CONFDIR     = /etc/tapgrid
 
-.PHONY: all build release deps test test-docs test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
+.PHONY: all build release deps test test-lint test-docs test-panel test-systemd test-install test-systemd-e2e run bench bench-quick bench-engine install uninstall clean check-example
 
 all: build
 
@@ -53,7 +53,12 @@ SWIFT_TMP := $(CURDIR)/.build/tmp
 test: deps
 	@rm -rf $(SWIFT_TMP) && mkdir -p $(SWIFT_TMP)
 	@TMPDIR=$(SWIFT_TMP) $(SWIFT) test -q -j $(JOBS) --no-parallel; status=$$?; rm -rf $(SWIFT_TMP); exit $$status
-	$(MAKE) test-docs test-panel test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+	$(MAKE) test-lint test-docs test-panel test-systemd test-install test-systemd-e2e bench-quick faults-quick fuzz-quick
+
+# The one JSON rule: no JSON built by hand in Sources/ outside TapgridCore (Tests/lint/json-rule.sh
+# names file:line of each #"{"..., "{\"...", "\"key\":" or #""text""#; sh and grep only).
+test-lint:
+	Tests/lint/json-rule.sh
 
 # Every relative link of README.md and docs/*.md names a file that exists, and each #anchor into a
 # markdown file a heading there (Tests/docs/check-links.py; python3 only).

@@ -23,8 +23,7 @@ public struct OfflineReplay {
     /// press a recorded tap came from: a tap is fired where its contact last was).
     private var pressOfContact: [ContactKey: Int] = [:]
     private var pressPlaces: [Int: (source: String, x: Double?, y: Double?)] = [:]
-    /// Touchscreens' names to their (negative) streams.
-    private var devices: [String: Int] = [:]
+    private var streams = RecordedStreams()
     private var fired: [ClassedTap] = []
     private var lastNanos: UInt64 = 0
 
@@ -34,16 +33,7 @@ public struct OfflineReplay {
     public mutating func feed(_ record: TouchRecord) -> [Fired] {
         let now = UInt64(max(0, record.ms * 1_000_000).rounded())
         lastNanos = max(lastNanos, now)
-        let stream: Int
-        if let conn = record.conn {
-            stream = conn
-        } else if let known = devices[record.source] {
-            stream = known
-        } else {
-            stream = -(devices.count + 1)
-            devices[record.source] = stream
-        }
-        let key = ContactKey(stream: stream, slot: record.slot)
+        let key = streams.key(of: record)
         if record.phase == .down {
             downs += 1
             pressOfContact[key] = downs
@@ -133,5 +123,23 @@ public struct OfflineReplay {
         }
         record.active = decision.toggledActive
         return record
+    }
+}
+
+/// The streams of recorded contacts, as the daemon numbered them: a connection's number (`conn`),
+/// or for a touchscreen (no `conn`) a negative id per device name, in the order they appear.
+struct RecordedStreams {
+    private var devices: [String: Int] = [:]
+
+    mutating func stream(conn: Int?, source: String) -> Int {
+        if let conn { return conn }
+        if let known = devices[source] { return known }
+        let stream = -(devices.count + 1)
+        devices[source] = stream
+        return stream
+    }
+
+    mutating func key(of record: TouchRecord) -> ContactKey {
+        ContactKey(stream: stream(conn: record.conn, source: record.source), slot: record.slot)
     }
 }

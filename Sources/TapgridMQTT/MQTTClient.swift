@@ -95,11 +95,6 @@ public final class MQTTClient {
         try check(mosquitto_connect_async(handle, host, port, keepaliveSeconds), "mosquitto_connect_async")
     }
 
-    /// `mosquitto_reconnect_async`: a new socket to the same broker.
-    public func reconnectAsync() throws(MQTTError) {
-        try check(mosquitto_reconnect_async(handle), "mosquitto_reconnect_async")
-    }
-
     /// `mosquitto_disconnect`: a clean DISCONNECT (the will is discarded).
     public func disconnect() throws(MQTTError) {
         try check(mosquitto_disconnect(handle), "mosquitto_disconnect")
@@ -173,20 +168,13 @@ public final class MQTTClient {
 
     /// `mosquitto_subscribe_v5` with `MQTT_SUB_OPT_RETAIN_AS_PUBLISHED`: a message its sender
     /// published retained arrives flagged retained even when it is delivered live, so a
-    /// retained command is told apart however it arrives. Needs MQTT 5.
+    /// retained command is told apart however it arrives. Needs MQTT 5. Returns the message id
+    /// (see ``MQTTEvent/subscribed(id:granted:)``).
     @discardableResult
     public func subscribeRetainAsPublished(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {
         var mid: Int32 = 0
         let options = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
         try check(mosquitto_subscribe_v5(handle, &mid, pattern, qos, options, nil), "mosquitto_subscribe_v5")
-        return mid
-    }
-
-    /// `mosquitto_subscribe`; returns the message id (see ``MQTTEvent/subscribed(id:granted:)``).
-    @discardableResult
-    public func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {
-        var mid: Int32 = 0
-        try check(mosquitto_subscribe(handle, &mid, pattern, qos), "mosquitto_subscribe")
         return mid
     }
 }

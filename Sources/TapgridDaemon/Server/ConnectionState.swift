@@ -147,12 +147,7 @@ struct ConnectionState: Equatable {
         return after
     }
 
-    /// Whether its waiting replies have gone untaken for `limit` ns at `now`.
-    func stalled(at now: UInt64, limit: UInt64) -> Bool {
-        stalledSince != 0 && stalledSince + limit <= now
-    }
-
-    /// When its stall limit passes, if replies wait.
+    /// When its stall limit passes, if replies wait (the server closes it then).
     func stallDue(limit: UInt64) -> UInt64? { stalledSince == 0 ? nil : stalledSince + limit }
 
     // MARK: - Closing

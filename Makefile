@@ -122,19 +122,23 @@ bench-engine: deps
 	.build/release/tapgrid-bench
 
 # Both programs, the units (their /usr/local paths rewritten to $(PREFIX)), the sysusers file,
-# the README with docs/ (so its links to docs/ hold there too), and the example config only where
-# /etc/tapgrid/tapgrid.json does not exist yet.
+# the README with docs/ (so its links to docs/ hold there too), the backlight's udev rule beside
+# them (inert there: backlight.conf says how to put it in /etc/udev/rules.d), and the example
+# config only where /etc/tapgrid/tapgrid.json does not exist yet.
 # Without DESTDIR, as root, it also creates the group tapgrid-clients with systemd-sysusers.
 install: release
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR)/tapgridd.service.d $(DESTDIR)$(USERUNITDIR) \
 	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)/docs
 	install -m 0755 .build/release/tapgridd .build/release/tapgrid $(DESTDIR)$(BINDIR)/
-	for unit in tapgridd.service tapgridd.socket tapgridd-panel.socket tapgridd.service.d/touch.conf tapgridd.service.d/mqtt.conf tapgridd.service.d/panel.conf; do \
+	for unit in tapgridd.service tapgridd.socket tapgridd-panel.socket tapgridd.service.d/touch.conf tapgridd.service.d/mqtt.conf \
+	  tapgridd.service.d/panel.conf tapgridd.service.d/backlight.conf; do \
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit; done
 	for unit in tapgridd.service tapgridd.socket; do \
 	  sed 's|/usr/local/|$(PREFIX)/|g' systemd/user/$$unit > $(DESTDIR)$(USERUNITDIR)/$$unit && chmod 0644 $(DESTDIR)$(USERUNITDIR)/$$unit; done
 	install -m 0644 systemd/sysusers.d/tapgrid.conf $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	sed 's|/usr/local/|$(PREFIX)/|g' systemd/udev/70-tapgrid-backlight.rules > $(DESTDIR)$(DOCDIR)/70-tapgrid-backlight.rules \
+	  && chmod 0644 $(DESTDIR)$(DOCDIR)/70-tapgrid-backlight.rules
 	install -m 0644 $(DOC_PAGES) $(DESTDIR)$(DOCDIR)/docs/
 	@if [ -e $(DESTDIR)$(CONFDIR)/tapgrid.json ]; then \
 	  echo "kept the existing $(DESTDIR)$(CONFDIR)/tapgrid.json"; \
@@ -153,10 +157,10 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tapgridd $(DESTDIR)$(BINDIR)/tapgrid
 	rm -f $(DESTDIR)$(UNITDIR)/tapgridd.service $(DESTDIR)$(UNITDIR)/tapgridd.socket $(DESTDIR)$(UNITDIR)/tapgridd-panel.socket \
 	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/touch.conf $(DESTDIR)$(UNITDIR)/tapgridd.service.d/mqtt.conf \
-	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/panel.conf
+	  $(DESTDIR)$(UNITDIR)/tapgridd.service.d/panel.conf $(DESTDIR)$(UNITDIR)/tapgridd.service.d/backlight.conf
 	rmdir $(DESTDIR)$(UNITDIR)/tapgridd.service.d 2>/dev/null || true
 	rm -f $(DESTDIR)$(USERUNITDIR)/tapgridd.service $(DESTDIR)$(USERUNITDIR)/tapgridd.socket
-	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_PAGES))
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/tapgrid.conf $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/70-tapgrid-backlight.rules $(addprefix $(DESTDIR)$(DOCDIR)/,$(DOC_PAGES))
 	rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	rm -f $(DESTDIR)$(BASH_COMPLETION_DIR)/tapgrid $(DESTDIR)$(ZSH_COMPLETION_DIR)/_tapgrid \
 	  $(DESTDIR)$(FISH_COMPLETION_DIR)/tapgrid.fish $(DESTDIR)$(MAN_DIR)/man1/tapgrid.1 $(DESTDIR)$(MAN_DIR)/man8/tapgridd.8

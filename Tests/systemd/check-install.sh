@@ -20,6 +20,7 @@ make -s install DESTDIR="$W/a" >"$W/install.log" 2>&1 || { cat "$W/install.log";
 expected='644 ./etc/tapgrid/tapgrid.json
 644 ./usr/local/lib/systemd/system/tapgridd-panel.socket
 644 ./usr/local/lib/systemd/system/tapgridd.service
+644 ./usr/local/lib/systemd/system/tapgridd.service.d/backlight.conf
 644 ./usr/local/lib/systemd/system/tapgridd.service.d/mqtt.conf
 644 ./usr/local/lib/systemd/system/tapgridd.service.d/panel.conf
 644 ./usr/local/lib/systemd/system/tapgridd.service.d/touch.conf
@@ -28,6 +29,7 @@ expected='644 ./etc/tapgrid/tapgrid.json
 644 ./usr/local/lib/systemd/user/tapgridd.socket
 644 ./usr/local/lib/sysusers.d/tapgrid.conf
 644 ./usr/local/share/bash-completion/completions/tapgrid
+644 ./usr/local/share/doc/tapgrid/70-tapgrid-backlight.rules
 644 ./usr/local/share/doc/tapgrid/README.md
 644 ./usr/local/share/fish/vendor_completions.d/tapgrid.fish
 644 ./usr/local/share/man/man1/tapgrid.1

@@ -3,7 +3,8 @@
 # cgroup namespaces and boots what `make install` produced (units, sysusers file, programs,
 # example config) from overlays, then the checks below talk to it with systemctl, journalctl
 # and the tapgrid CLI through nsenter. The host's /etc, /var, /run, /usr/local and cgroups are
-# left as they were. About 30 s.
+# left as they were. About 30 s. The last check runs a probe in place of the daemon under the
+# backlight drop-in, against a backlight faked in the namespace.
 #
 # usage: Tests/systemd/run-systemd-e2e.sh          (or `make test-systemd-e2e`)
 #   E2E_MODE=full    (default) every check; needs a daemon that sends READY=1/RELOADING=1/
@@ -278,6 +279,52 @@ if [ "$MODE" = full ]; then
   else fail "cell state across the restart: cells.json: $cells; layouts: ${state:0:300}"; fi
   IN timeout 30 systemctl stop tapgridd.service 2>/dev/null
 else skipcheck "socket kept across a stop and re-activation"; fi
+
+# 9. The backlight drop-in as installed (commented) and enabled as backlight.conf says, in
+#    /etc/systemd/system/tapgridd.service.d/: only the named brightness file becomes writable in
+#    the service's read-only /sys, and only through the group video. This machine may have no
+#    backlight, so one is faked inside the namespace: /sys/class on a tmpfs (the real classes
+#    bound back in) with backlight/fake and backlight/other, symlinks to device folders as in
+#    sysfs, their brightness root:video 0664 as the udev rule leaves it. A probe run in place of
+#    tapgridd (the installed unit, its ExecStart replaced) tries each write under the sandbox.
+IN bash -euo pipefail -c '
+  mkdir -p /run/tgsys/classes && mount -n --bind /sys/class /run/tgsys/classes
+  mount -n -t tmpfs -o mode=755 tmpfs /sys/class
+  for d in /run/tgsys/classes/*; do mkdir "/sys/class/${d##*/}"; mount -n --bind "$d" "/sys/class/${d##*/}"; done
+  mkdir -p /sys/class/backlight
+  for dev in fake other; do
+    mkdir -p "/sys/class/.devices/$dev"; cd "/sys/class/.devices/$dev"
+    echo 255 > max_brightness; echo 255 > brightness; echo 0 > bl_power
+    chgrp video brightness bl_power; chmod 0664 brightness bl_power; chmod 0444 max_brightness
+    ln -s "../.devices/$dev" "/sys/class/backlight/$dev"
+  done
+  cat > /etc/tapgrid/backlight-probe.sh <<"PROBE"
+for f in fake/brightness fake/bl_power fake/max_brightness other/brightness; do
+  if err=$( { printf "7\n" > "/sys/class/backlight/$f"; } 2>&1 ); then echo "$f ok"; else echo "$f ${err##*: }"; fi
+done > /var/lib/tapgrid/backlight-probe.txt
+PROBE
+  mkdir -p /etc/systemd/system/tapgridd.service.d
+  printf "[Service]\nType=oneshot\nWatchdogSec=0\nExecStart=\nExecStart=/bin/sh /etc/tapgrid/backlight-probe.sh\n" \
+    > /run/systemd/system/tapgridd.service.d/zz-backlight-probe.conf'
+installed=/usr/local/lib/systemd/system/tapgridd.service.d/backlight.conf
+probe() {  # probe LABEL KEYS: backlight.conf with KEYS uncommented and fake for rpi_backlight; the writes
+  IN sh -c "sed -E 's/^#($2)=/\1=/; s|/rpi_backlight/|/fake/|' $installed > /etc/systemd/system/tapgridd.service.d/backlight.conf"
+  IN systemctl daemon-reload
+  IN timeout 20 systemctl start tapgridd.service || echo "start failed"
+  IN cat /var/lib/tapgrid/backlight-probe.txt | tr '\n' ';'
+}
+ro="fake/brightness Read-only file system;fake/bl_power Read-only file system;fake/max_brightness Read-only file system;other/brightness Read-only file system;"
+got=$(probe "as installed" NONE)
+[ "$got" = "$ro" ] && pass "backlight.conf as installed: /sys stays read-only for the service ($got)" || fail "backlight.conf as installed: $got"
+got=$(probe "without the group" ReadWritePaths)
+[ "$got" = "fake/brightness Permission denied;${ro#fake/brightness Read-only file system;}" ] \
+  && pass "backlight.conf with ReadWritePaths= alone: brightness writable in /sys, refused by its mode ($got)" || fail "backlight.conf with ReadWritePaths= alone: $got"
+got=$(probe "enabled" 'SupplementaryGroups|ReadWritePaths')
+value=$(IN cat /sys/class/.devices/fake/brightness)
+[ "$got" = "fake/brightness ok;${ro#fake/brightness Read-only file system;}" ] && [ "$value" = 7 ] \
+  && pass "backlight.conf enabled: the backlight's brightness written (holds $value), nothing else ($got)" || fail "backlight.conf enabled: $got, brightness holds $value"
+IN rm -f /etc/systemd/system/tapgridd.service.d/backlight.conf /run/systemd/system/tapgridd.service.d/zz-backlight-probe.conf
+IN systemctl daemon-reload
 
 if [ $fails != 0 ]; then
   echo "---- journal (tapgridd units and PID 1) ----"

@@ -9,7 +9,8 @@ import TapgridSystemd
 /// `tapgridd`'s entry point as a library function, so the executable is one line.
 public enum TapgridDaemonMain {
     /// The signals read through the signalfd; blocked in `main` before any thread exists, so every
-    /// later thread (the reload worker) inherits the mask and none of them is delivered normally.
+    /// later thread (the config loads' workers, the broker's name lookups) inherits the mask and
+    /// none of them is delivered normally.
     static let handledSignals: [CInt] = [Signals.terminate, Signals.interrupt, Signals.hangup, Signals.user1, Signals.child]
 
     /// Runs the daemon.

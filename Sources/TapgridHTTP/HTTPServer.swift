@@ -29,7 +29,7 @@ public final class HTTPServer {
     public internal(set) var resumed = false
 
     /// Starts serving on `listener`, a listening socket the caller made (or systemd passed); it
-    /// stays the caller's to close after `stop()`.
+    /// stays the caller's to close after `stop(answeringHeldWith:)`.
     /// - Parameters:
     ///   - connectionLimit: `MHD_OPTION_CONNECTION_LIMIT`: connections past it are closed at once.
     ///   - timeoutSeconds: `MHD_OPTION_CONNECTION_TIMEOUT`: idle connections are closed.

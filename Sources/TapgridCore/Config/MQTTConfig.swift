@@ -1,4 +1,4 @@
-/// `mqtt` in the config: the fleet connection to one broker (contract, "Fleet: MQTT").
+/// `mqtt` in the config: the fleet connection to one broker (docs/fleet.md "The `mqtt` block").
 public struct MQTTConfig: Sendable, Equatable {
     /// Where the broker listens.
     public typealias Broker = NetworkAddress

@@ -1,4 +1,4 @@
-/// `panel` in the config: the browser panel the daemon serves (contract, "Browser panel").
+/// `panel` in the config: the browser panel the daemon serves (docs/panel.md "Browser panel").
 public struct PanelConfig: Sendable, Equatable {
     /// `listen`: `host:port` or a Unix socket path; a socket systemd passes named `panel` wins.
     public var listen: NetworkAddress = .tcp(host: "127.0.0.1", port: PanelConfig.defaultPort)

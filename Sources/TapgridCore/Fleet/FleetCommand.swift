@@ -9,9 +9,10 @@ public enum FleetCommandDecision: Sendable, Equatable {
     case refuse(code: ErrorCode, message: String, id: JSONValue?)
 }
 
-/// Turns a command message into a socket request line, or refuses it (contract, "Fleet: MQTT",
-/// "Commands"). Pure, so every rule is tested without a broker. The checks run in this order,
-/// so a message gets the one answer that matters most:
+/// Turns a command message into a socket request line, or refuses it (docs/fleet.md "What a
+/// panel publishes and takes (P = prefix, N = node)", commands). Pure, so every rule is tested
+/// without a broker. The checks run in this order, so a message gets the one answer that
+/// matters most:
 ///
 /// 1. over 1 MiB: `bad_request` (not parsed at all, so no `id`);
 /// 2. retained: `bad_request`, never run (a retained tap would fire again on every reconnect);

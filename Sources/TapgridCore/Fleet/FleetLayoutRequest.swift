@@ -1,9 +1,10 @@
-/// A pushed layout's message and effect as socket requests (contract, "Pushed layouts over
-/// MQTT"): the daemon checks a `P/<scope>/layouts/<name>` message with `refusal` before
-/// `FleetLayoutSources.receive`, then feeds the line `request(for:)` makes of the effect to its
-/// request router, as a `load` or `unload` command, so a pushed layout is checked, counted
-/// and answered exactly as one pushed through the socket (its reply goes to `P/N/result` with
-/// the topic, `FleetResult.reply`). Retained messages are the convention here, not refused.
+/// A pushed layout's message and effect as socket requests (docs/fleet.md "What a panel publishes
+/// and takes (P = prefix, N = node)", pushed layouts): the daemon checks a
+/// `P/<scope>/layouts/<name>` message with `refusal` before `FleetLayoutSources.receive`, then
+/// feeds the line `request(for:)` makes of the effect to its request router, as a `load` or
+/// `unload` command, so a pushed layout is checked, counted and answered exactly as one pushed
+/// through the socket (its reply goes to `P/N/result` with the topic, `FleetResult.reply`).
+/// Retained messages are the convention here, not refused.
 public enum FleetLayoutRequest {
     /// Why the message must not be taken at all (publish `FleetResult.refusal` with the topic),
     /// or nil: `load` not in `mqtt.accept` (`forbidden`), a payload over 1 MiB (`bad_request`).

@@ -13,15 +13,16 @@ public enum FleetLayoutEffect: Sendable, Equatable {
     case none
 }
 
-/// Layouts pushed over MQTT, kept per name and scope (contract, "Pushed layouts over MQTT"):
-/// `P/N/layouts/<name>`, `P/<group>/layouts/<name>` and `P/broadcast/layouts/<name>` may all
-/// define one name, and the most specific wins (node, then groups in config order, then
-/// broadcast: `FleetScope`'s order). Every scope's definition is kept, not just the winner's,
-/// so when the node's own is taken back the group's or broadcast's takes over at once, without
-/// waiting for the broker to send it again. Pure: the daemon carries out the effects through
-/// its `load` and `unload` paths (which check the definition; a refused `.load` leaves the
-/// layout before it in place, and an `.unload` of a name that never loaded changes nothing).
-/// Only fed when `load` is in `mqtt.accept`: without it the daemon refuses the message first.
+/// Layouts pushed over MQTT, kept per name and scope (docs/fleet.md "What a panel publishes and
+/// takes (P = prefix, N = node)", pushed layouts): `P/N/layouts/<name>`, `P/<group>/layouts/<name>`
+/// and `P/broadcast/layouts/<name>` may all define one name, and the most specific wins (node, then
+/// groups in config order, then broadcast: `FleetScope`'s order). Every scope's definition is kept,
+/// not just the winner's, so when the node's own is taken back the group's or broadcast's takes
+/// over at once, without waiting for the broker to send it again. Pure: the daemon carries out the
+/// effects through its `load` and `unload` paths (which check the definition; a refused `.load`
+/// leaves the layout before it in place, and an `.unload` of a name that never loaded changes
+/// nothing). Only fed when `load` is in `mqtt.accept`: without it the daemon refuses the message
+/// first.
 public struct FleetLayoutSources: Sendable {
     /// By layout name: each scope's definition.
     private var definitions: [String: [FleetScope: [UInt8]]] = [:]

@@ -1,7 +1,7 @@
-/// Who a fleet topic is addressed to (contract, "Fleet: MQTT"): this node, one of its groups, or
-/// every node. Ordered by precedence, because a layout pushed to several scopes takes the
-/// definition of the most specific one: the node's first, then its groups' in config order
-/// (`mqtt.groups`), then broadcast's.
+/// Who a fleet topic is addressed to (docs/fleet.md "What a panel publishes and takes (P = prefix,
+/// N = node)", commands): this node, one of its groups, or every node. Ordered by precedence,
+/// because a layout pushed to several scopes takes the definition of the most specific one: the
+/// node's first, then its groups' in config order (`mqtt.groups`), then broadcast's.
 public enum FleetScope: Sendable, Hashable, Comparable {
     /// `P/<node>/...`.
     case node

@@ -11,9 +11,10 @@ public enum FleetInbound: Sendable, Hashable {
     case homeAssistantStatus
 }
 
-/// Every topic one node publishes to and reads (contract, "Fleet: MQTT"), built once from the
-/// config's names. The names are checked topic names (`MQTTConfig.isTopicName`), so each is
-/// exactly one level: nothing a config holds can reach another node's topics.
+/// Every topic one node publishes to and reads (docs/fleet.md "What a panel publishes and takes
+/// (P = prefix, N = node)"), built once from the config's names. The names are checked topic
+/// names (`MQTTConfig.isTopicName`), so each is exactly one level: nothing a config holds can
+/// reach another node's topics.
 public struct FleetTopics: Sendable, Equatable {
     public let prefix: String
     public let node: String
@@ -32,6 +33,8 @@ public struct FleetTopics: Sendable, Equatable {
     public let status: String
     /// `P/N/result`: the answer to each command and pushed layout.
     public let result: String
+    /// `P/N/screen`: the screen's state, `on`, `dim` or `off` (retained; with `screen` in the config).
+    public let screen: String
     /// `<ha>/status`, nil when discovery is off.
     public let homeAssistantStatus: String?
 
@@ -46,6 +49,7 @@ public struct FleetTopics: Sendable, Equatable {
         layout = own + "layout"
         status = own + "status"
         result = own + "result"
+        screen = own + "screen"
         homeAssistantStatus = homeAssistantPrefix.map { $0 + "/status" }
     }
 

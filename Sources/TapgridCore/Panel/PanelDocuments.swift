@@ -1,12 +1,13 @@
-/// The JSON the panel serves and streams (contract, "Browser panel"): the `/layout` object,
+/// The JSON the panel serves and streams (docs/panel.md "Browser panel"): the `/layout` object,
 /// `state` and `tap` events, and Server-Sent Events framing. Built from the engine's own
 /// resolved rects, so the page draws exactly what is hit-tested.
 public enum PanelDocuments {
     /// `{"layout", "generation", "width", "height", "direction", "grids": [...]}`: each hittable
     /// grid of `layout` in pre-order with its path, name, rect, tag, state and the `label` the
     /// page draws in it (``label(name:state:)``).
+    /// - Parameter screen: the screen's state (docs/screen.md), nil without `screen` in the config.
     public static func layout(
-        _ active: ActiveConfig, layout index: Int, cells: (_ grid: Int) -> CellState
+        _ active: ActiveConfig, layout index: Int, screen: ScreenState? = nil, cells: (_ grid: Int) -> CellState
     ) -> [UInt8] {
         let layout = active.layouts[index]
         let tree = layout.tree
@@ -21,6 +22,10 @@ public enum PanelDocuments {
         out.append(number: layout.frame.height)
         out.append(#","direction":"#)
         out.append(layout.frame.direction == .rtl ? #""rtl""# : #""ltr""#)
+        if let screen {
+            out.append(#","screen":"#)
+            out.append(jsonString: screen.name.description)
+        }
         out.append(#","grids":["#)
         var first = true
         for grid in tree.preorder() where tree.nodes[grid].hittable {
@@ -47,9 +52,9 @@ public enum PanelDocuments {
         return Array(out.bytes)
     }
 
-    /// What the page draws in a grid (contract, "What a cell shows"): its state's `text`, else its
-    /// `name`, else nothing (nil: an empty cell). Decided here, not in the page, so a test can
-    /// hold a config's layouts to it.
+    /// What the page draws in a grid (docs/panel.md "Browser panel", `GET /layout`'s `label`): its
+    /// state's `text`, else its `name`, else nothing (nil: an empty cell). Decided here, not in the
+    /// page, so a test can hold a config's layouts to it.
     public static func label(name: String?, state: CellState) -> String? { state.text ?? name }
 
     /// A `state` event's data: `{"layout", "path", "text", "active", "value", "enabled"}`.
@@ -85,6 +90,13 @@ public enum PanelDocuments {
         out.append("\ndata: ")
         out.append(data)
         out.append("\n\n")
+    }
+
+    /// A `screen` event's data, `{"state":"off"}`: the page darkens (`dim`) or goes black (`off`).
+    public static func screen(_ state: ScreenState) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.string("state", state.name.description)
+        return out.bytes
     }
 
     /// A `skipped` event's data, `{"taps":N}`: the taps a stream that fell behind did not get.

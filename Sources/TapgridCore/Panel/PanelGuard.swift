@@ -1,5 +1,5 @@
 /// What the panel's HTTP server knows of a request before answering it: the parts its guards
-/// and routes look at (contract, "Browser panel"). Filled by the daemon from libmicrohttpd.
+/// and routes look at (docs/panel.md "Browser panel", guards). Filled by the daemon from libmicrohttpd.
 public struct PanelRequestHead: Sendable, Equatable {
     public var method: String
     /// The path without the query (`/events`).

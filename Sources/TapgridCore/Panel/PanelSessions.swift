@@ -3,7 +3,7 @@
 /// `orphanNanos` has its contacts cancelled and is forgotten (the page was closed, or its
 /// network went away mid-press). Pure: time comes in, the sessions to end come out.
 public struct PanelSessions: Sendable {
-    /// 10 s (contract, "Browser panel").
+    /// 10 s (docs/panel.md "Browser panel").
     public static let orphanNanos: UInt64 = 10_000_000_000
 
     public struct Session: Sendable, Equatable {

@@ -35,7 +35,8 @@ final class EventFeed {
     private var recordsRead: Int64 = 0
     private var bytesRead: Int64 = 0
 
-    /// At most this many records unacknowledged (contract: memory does not grow with the backlog).
+    /// At most this many records unacknowledged (docs/fleet.md "When the broker is away": memory
+    /// does not grow with the backlog).
     static let window = 100
     /// Bytes read per `pread`.
     static let chunk = 1 << 16
@@ -62,9 +63,9 @@ final class EventFeed {
     // MARK: - The position file
 
     /// `{"device":D,"inode":I,"offset":O}`: which file and how far into it the broker has
-    /// acknowledged. Missing: start at the log's end (the contract: nothing old is replayed to a
-    /// broker seen for the first time). Another file than the log now: the log was rotated while
-    /// the daemon was away; the new file is fed from its start.
+    /// acknowledged. Missing: start at the log's end (docs/fleet.md "When the broker is away":
+    /// nothing old is replayed to a broker seen for the first time). Another file than the log
+    /// now: the log was rotated while the daemon was away; the new file is fed from its start.
     private func restorePosition() {
         let current = Files.identity(following: logPath)
         openReader()

@@ -48,7 +48,8 @@ final class FleetLink: LoopHandler {
     private(set) var client: MQTTClient?
     private var registration: LoopRegistration?
     private var backoff = ReconnectBackoff()
-    private var miscTimer: LoopTimer!
+    /// Runs `keepAlive` once a second while there is a client.
+    private var keepaliveTimer: LoopTimer!
     private var retryTimer: LoopTimer!
     /// When a connect that got no CONNACK is given up.
     private var connectDeadline: LoopTimer!
@@ -73,7 +74,7 @@ final class FleetLink: LoopHandler {
         self.delegate = delegate
         wake = try EventFD()
         wakeRegistration = try loop.register(wake.fd.rawValue, events: .readable, handler: self, token: Self.wakeToken)
-        miscTimer = loop.makeTimer(every: 1_000_000_000) { [unowned self] in misc() }
+        keepaliveTimer = loop.makeTimer(every: 1_000_000_000) { [unowned self] in keepAlive() }
         retryTimer = loop.makeTimer { [unowned self] in attempt() }
         connectDeadline = loop.makeTimer { [unowned self] in
             if phase == .connecting { fail("no answer (CONNACK) from the broker within \(Self.connectTimeoutNanos / 1_000_000_000) s") }
@@ -157,7 +158,7 @@ final class FleetLink: LoopHandler {
             phase = .connecting
             guard let fd = made.socket else { return fail("no socket after mosquitto_connect_async") }
             registration = try? loop.register(fd, events: made.wantWrite ? [.readable, .writable] : .readable, handler: self, token: Self.socketToken)
-            loop.schedule(miscTimer, after: 1_000_000_000)
+            loop.schedule(keepaliveTimer, after: 1_000_000_000)
             loop.schedule(connectDeadline, after: Self.connectTimeoutNanos)
         } catch {
             fail(error.description)
@@ -181,7 +182,7 @@ final class FleetLink: LoopHandler {
         if let registration { loop.unregister(registration) }
         registration = nil
         client = nil
-        loop.schedule(miscTimer, at: nil)
+        loop.schedule(keepaliveTimer, at: nil)
         loop.schedule(connectDeadline, at: nil)
     }
 
@@ -239,7 +240,9 @@ final class FleetLink: LoopHandler {
         self.registration = registration
     }
 
-    private func misc() {
+    /// `mosquitto_loop_misc`: the keepalive PING when it is due, a broker that stopped answering
+    /// given up, messages due for a retry sent again.
+    private func keepAlive() {
         guard let client else { return }
         do throws(MQTTError) { try client.loopMisc() } catch {
             deliver(client)

@@ -1,8 +1,9 @@
 import TapgridCore
 import TapgridSystem
 
-/// The JSON Lines event log as an append-only sink: one record per tap, contact event and
-/// finished child (the fields are `TapRecord`'s, `TouchRecord`'s and `ChildExitRecord`'s to write).
+/// The JSON Lines event log as an append-only sink: one record per tap, contact event, cell state
+/// change and finished child (the fields are `TapRecord`'s, `TouchRecord`'s, `StateRecord`'s and
+/// `ChildExitRecord`'s to write).
 ///
 /// Every record is built back to back in one reusable buffer and *staged*, together with where in
 /// its reply (if it has one) `"logged": false` would go, and written with a single `write(2)`

@@ -1,11 +1,12 @@
 import TapgridCore
 import TapgridSystem
 
-/// What the router asks of the daemon: a reload on a connection's behalf, and how many clients
-/// are connected (for `status`).
+/// What the router asks of the daemon: a reload on a connection's behalf, a pushed layout's
+/// `load` and `unload`, and what `status` reports of the daemon's own parts.
 protocol DaemonControl: AnyObject {
     /// The connection sent `reload` (and now waits for its answer).
     func reloadRequested(by connection: Connection)
+    /// The socket clients connected now, for `status`.
     var clientCount: Int { get }
     /// A `load`: check `definition` as a config layout and swap it in as `name`.
     func load(layout name: String, definition: JSONValue) -> PushOutcome

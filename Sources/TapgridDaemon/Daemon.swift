@@ -44,6 +44,8 @@ final class Daemon: LoopHandler, DaemonControl {
     private(set) var fleet: Fleet?
     /// The browser panel, with `panel` in the config and its socket open (docs/panel.md).
     private(set) var panel: Panel?
+    /// The screen, with `screen` in the config (docs/screen.md).
+    private(set) var screen: Screen?
 
     private static let signalsToken: UInt64 = 0
     private static let wakeToken: UInt64 = 1
@@ -104,6 +106,12 @@ final class Daemon: LoopHandler, DaemonControl {
         if fleet != nil || panel != nil { output.outbox = Outbox() }
         output.mqttHandler = fleet
         loop.onWakeupEnd { [unowned self] in endWakeup() }
+        if let settings = config.screen {
+            screen = Screen(settings: settings, configPath: configPath, loop: loop, log: log, output: output)
+            touch.screen = screen
+        }
+        fleet?.screenState = { [unowned self] in screen?.machine.state }
+        panel?.screenState = { [unowned self] in screen?.machine.state }
         cellsFile.restore()  // before the loop runs: the first client sees the state kept
         touchscreens.configure(config.touch)
         let movedCheck = loop.makeTimer(every: EventLog.movedCheckNanos) { [unowned eventLog] in eventLog.reopenIfMoved() }
@@ -119,6 +127,7 @@ final class Daemon: LoopHandler, DaemonControl {
     func run() -> Int32 {
         perform(lifecycle.handle(.started, now: Clock.monotonicNanos()))
         manager.start(on: loop) { [unowned self] in lifecycle.isStopping ? nil : statusText() }
+        screen?.start()
         fleet?.start()
         defer { loop.releaseOwners() }
         do throws(Errno) {
@@ -205,6 +214,7 @@ final class Daemon: LoopHandler, DaemonControl {
                 eventLog.close()
                 fleet?.stop()
                 panel?.stop()
+                screen?.stop()
                 log.info("stopped cleanly")
             }
         }
@@ -215,7 +225,7 @@ final class Daemon: LoopHandler, DaemonControl {
     /// event log cannot be written, that too (the unit's status is where an operator looks).
     private func statusText() -> String {
         let logProblem = eventLog.ok ? "" : "; event log: " + (eventLog.lastError ?? "failing")
-        let fleetState = fleet.map { ", " + $0.statusSuffix } ?? ""
+        let fleetState = (fleet.map { ", " + $0.statusSuffix } ?? "") + (screen?.machine.state == .off ? ", screen off" : "")
         if let failure = lifecycle.reloadFailure { return "reload failed: " + failure + logProblem + fleetState }
         return "layout \(output.engine.currentLayoutName), generation \(generation), \(counted(Int(output.engine.outcomeCounts.total), "tap"))"
             + logProblem + fleetState
@@ -302,6 +312,7 @@ final class Daemon: LoopHandler, DaemonControl {
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))
         cellsFile.configure(path: CellsFile.resolvePath(new.eventLog, environment: environment))
         touchscreens.configure(new.touch)
+        reconfigureScreen(new.screen)
         log.info("config reloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
         Memory.returnFreePages()  // the old config's and the parse's pages, as after the first load
         return nil
@@ -346,6 +357,22 @@ extension Daemon {
     }
 
     var pushedLayouts: [String] { pushed.names }
+
+    /// A reload's `screen` block: the screen made, reconfigured, or (removed) left on.
+    private func reconfigureScreen(_ settings: ScreenConfig?) {
+        if let screen {
+            screen.reconfigure(settings, configPath: configPath)
+            if settings == nil {
+                self.screen = nil
+                touch.screen = nil
+            }
+        } else if let settings {
+            let made = Screen(settings: settings, configPath: configPath, loop: loop, log: log, output: output)
+            screen = made
+            touch.screen = made
+            made.start()
+        }
+    }
 
     func load(layout name: String, definition: JSONValue) -> PushOutcome {
         switch pushed.load(name, definition: definition, config: baseConfig) {

@@ -59,6 +59,19 @@ public enum Files {
         } catch { throw error.with("open", path) }
     }
 
+    /// Replaces the content of a file that exists, as sysfs attributes take a value (a backlight's
+    /// `brightness`): opened without creating it (a missing file is an error, never made), the
+    /// content truncated, `bytes` written in one `write`. The corresponding C functions are
+    /// `open(O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK)` and `write`.
+    /// - Throws: `SystemError` naming the call and the path (`EACCES`, `EROFS`, `ENOENT`, `EINVAL`...).
+    public static func overwriteExisting(_ path: String, with bytes: [UInt8]) throws(SystemError) {
+        let file: OwnedFD
+        do throws(Errno) {
+            file = OwnedFD(taking: try retryingEINTR { open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK) })
+        } catch { throw error.with("open", path) }
+        do throws(Errno) { try FD.writeAll(file.rawValue, bytes) } catch { throw error.with("write", path) }
+    }
+
     /// Opens (creating if needed) a file for appending, close-on-exec: the event log.
     /// `O_APPEND` makes each `write` land at the end even if a rotator truncated the file.
     /// The corresponding C function is `open(O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC)`.

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func unknownOps() {
-        let expected = "; expected tap, hit, use, reload, status, layouts, set, load or unload"
+        let expected = "; expected tap, hit, use, reload, status, layouts, set, load, unload, wake or screen"
         #expect(decide("explode", #"{"id": "a"}"#) == .refuse(code: .unknownOp, message: #"unknown op "explode""# + expected, id: .string("a")))
         // Ops the socket has but commands do not: touch contacts are not taken over MQTT.
         #expect(decide("down", #"{"slot": 0}"#) == .refuse(code: .unknownOp, message: #"unknown op "down""# + expected, id: nil))

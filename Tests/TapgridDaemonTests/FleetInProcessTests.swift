@@ -90,6 +90,7 @@ final class FakeControl: DaemonControl {
     var pushedLayouts: [String] { [] }
     var fleetStatus: StatusReply.MQTT? { nil }
     var panelStatus: StatusReply.Panel? { nil }
+    var screen: Screen? { nil }
 }
 
 /// The fleet's commands and publishing in-process: no broker, no socket, a clock moved by hand.

@@ -108,6 +108,15 @@ public struct HandlerConfig: Sendable, Equatable {
     public var maxConcurrent: Int = 4
     public var queue: Int = 16
 
+    public init(name: String, kind: Kind, timeoutSeconds: Double = 30, killGraceSeconds: Double = 2, maxConcurrent: Int = 4, queue: Int = 16) {
+        self.name = name
+        self.kind = kind
+        self.timeoutSeconds = timeoutSeconds
+        self.killGraceSeconds = killGraceSeconds
+        self.maxConcurrent = maxConcurrent
+        self.queue = queue
+    }
+
     public var typeName: String {
         switch kind {
         case .url: return "url"

@@ -39,7 +39,7 @@ public struct MQTTConfig: Sendable, Equatable {
     }
 
     /// The ops a command topic's last level may name.
-    public static let commandOps = ["tap", "hit", "use", "reload", "status", "layouts", "set", "load", "unload"]
+    public static let commandOps = ["tap", "hit", "use", "reload", "status", "layouts", "set", "load", "unload", "wake", "screen"]
 
     /// Whether `text` is 1-64 characters of `[A-Za-z0-9_-]`: a node, group, prefix or cell key
     /// that puts nothing into a topic but one level.

@@ -33,6 +33,8 @@ public struct FleetTopics: Sendable, Equatable {
     public let status: String
     /// `P/N/result`: the answer to each command and pushed layout.
     public let result: String
+    /// `P/N/screen`: the screen's state, `on`, `dim` or `off` (retained; with `screen` in the config).
+    public let screen: String
     /// `<ha>/status`, nil when discovery is off.
     public let homeAssistantStatus: String?
 
@@ -47,6 +49,7 @@ public struct FleetTopics: Sendable, Equatable {
         layout = own + "layout"
         status = own + "status"
         result = own + "result"
+        screen = own + "screen"
         homeAssistantStatus = homeAssistantPrefix.map { $0 + "/status" }
     }
 

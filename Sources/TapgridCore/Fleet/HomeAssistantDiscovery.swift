@@ -37,6 +37,9 @@ public enum HomeAssistantDiscovery {
         if !plan.options.isEmpty {
             messages.append((selectTopic(topics, prefix: prefix), selectPayload(options: plan.options, topics: topics, version: version)))
         }
+        if config.screen != nil, config.mqtt?.accept.contains("screen") == true {
+            messages.append((switchTopic(topics, prefix: prefix), screenSwitchPayload(topics: topics, version: version)))
+        }
         for trigger in plan.triggers {
             var out = JSONObjectWriter(.compact)
             out.string("automation_type", "trigger")
@@ -69,6 +72,31 @@ public enum HomeAssistantDiscovery {
     /// `<prefix>/select/tapgrid_N/layout/config`.
     public static func selectTopic(_ topics: FleetTopics, prefix: String) -> String {
         prefix + "/select/" + deviceID(topics) + "/layout/config"
+    }
+
+    /// `<prefix>/switch/tapgrid_N/screen/config`.
+    public static func switchTopic(_ topics: FleetTopics, prefix: String) -> String {
+        prefix + "/switch/" + deviceID(topics) + "/screen/config"
+    }
+
+    /// The screen as a switch (docs/screen.md): on is `on`, off is `off`, and `dim` shows as on
+    /// (the screen is lit); turning it on or off sends the `screen` command. With the device's
+    /// availability, so a panel that is gone shows unavailable.
+    static func screenSwitchPayload(topics: FleetTopics, version: String) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.string("name", "Screen")
+        out.string("unique_id", deviceID(topics) + "_screen")
+        out.string("state_topic", topics.screen)
+        out.string("value_template", "{{ 'off' if value == 'off' else 'on' }}")
+        out.string("state_on", "on")
+        out.string("state_off", "off")
+        out.string("command_topic", topics.command("screen"))
+        out.string("payload_on", #"{"state": "on"}"#)
+        out.string("payload_off", #"{"state": "off"}"#)
+        out.int("qos", 1)
+        out.string("availability_topic", topics.availability)
+        out.object("device", device(topics, version: version))
+        return out.bytes
     }
 
     /// The device trigger's `type` for a class (`hold`, like `long`, is a long press).

@@ -5,8 +5,9 @@ public enum PanelDocuments {
     /// `{"layout", "generation", "width", "height", "direction", "grids": [...]}`: each hittable
     /// grid of `layout` in pre-order with its path, name, rect, tag, state and the `label` the
     /// page draws in it (``label(name:state:)``).
+    /// - Parameter screen: the screen's state (docs/screen.md), nil without `screen` in the config.
     public static func layout(
-        _ active: ActiveConfig, layout index: Int, cells: (_ grid: Int) -> CellState
+        _ active: ActiveConfig, layout index: Int, screen: ScreenState? = nil, cells: (_ grid: Int) -> CellState
     ) -> [UInt8] {
         let layout = active.layouts[index]
         let tree = layout.tree
@@ -21,6 +22,10 @@ public enum PanelDocuments {
         out.append(number: layout.frame.height)
         out.append(#","direction":"#)
         out.append(layout.frame.direction == .rtl ? #""rtl""# : #""ltr""#)
+        if let screen {
+            out.append(#","screen":"#)
+            out.append(jsonString: screen.name.description)
+        }
         out.append(#","grids":["#)
         var first = true
         for grid in tree.preorder() where tree.nodes[grid].hittable {
@@ -85,6 +90,13 @@ public enum PanelDocuments {
         out.append("\ndata: ")
         out.append(data)
         out.append("\n\n")
+    }
+
+    /// A `screen` event's data, `{"state":"off"}`: the page darkens (`dim`) or goes black (`off`).
+    public static func screen(_ state: ScreenState) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.string("state", state.name.description)
+        return out.bytes
     }
 
     /// A `skipped` event's data, `{"taps":N}`: the taps a stream that fell behind did not get.

@@ -90,4 +90,64 @@ extension ReplyWriter {
         out.append(uint: generation)
         out.append("}\n")
     }
+
+    /// `{"id":..,"ok":true,"screen":{"state":"off","since":1765000000.5,"backlight":{...}}}\n`: a
+    /// `wake` or `screen` op took effect (or changed nothing); the screen as `status` shows it.
+    public static func screen(_ screen: ScreenStatus, id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer) {
+        out.append(0x7B)
+        self.id(id, out)
+        var object = JSONObjectWriter(.compact)
+        object.bool("ok", true)
+        object.object("screen") { screen.write(into: &$0) }
+        let bytes = object.bytes
+        out.append(Array(bytes.dropFirst()))
+        out.append(0x0A)
+    }
+}
+
+/// The screen as `status` and the `wake`/`screen` replies show it (docs/screen.md): its state,
+/// since when (wall-clock seconds since the epoch), and its backlight's value or problem.
+public struct ScreenStatus: Sendable, Equatable {
+    public var state: String
+    public var since: Double
+    /// The backlight's folder; nil without one.
+    public var backlightPath: String?
+    /// The value last written; nil before a write succeeded.
+    public var backlightValue: Int64?
+    /// Why the backlight could not be written; nil while it can.
+    public var backlightError: String?
+
+    public init(state: String, since: Double, backlightPath: String? = nil, backlightValue: Int64? = nil, backlightError: String? = nil) {
+        self.state = state
+        self.since = since
+        self.backlightPath = backlightPath
+        self.backlightValue = backlightValue
+        self.backlightError = backlightError
+    }
+
+    /// Its members: `state`, `since`, and `backlight` (`path`, `value`, `error`) or null.
+    public func write(into object: inout JSONObjectWriter) {
+        object.string("state", state)
+        object.number("since", since)
+        if let backlightPath {
+            object.object("backlight") { backlight in
+                backlight.string("path", backlightPath)
+                backlight.int("value", backlightValue)
+                backlight.string("error", backlightError)
+            }
+        } else {
+            object.null("backlight")
+        }
+    }
+
+    /// Read back from a reply's or `status`'s `screen` object; nil when it is not one.
+    public init?(_ value: JSONValue?) {
+        guard let value, case .object = value, let state = value["state"]?.stringValue else { return nil }
+        self.state = state
+        since = value["since"]?.doubleValue ?? 0
+        let backlight = value["backlight"]
+        backlightPath = backlight?["path"]?.stringValue
+        backlightValue = backlight?["value"]?.int64Value
+        backlightError = backlight?["error"]?.stringValue
+    }
 }

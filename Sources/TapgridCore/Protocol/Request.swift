@@ -6,6 +6,8 @@ public struct Request: Sendable, Equatable {
         case down, move, up, cancel
         /// Cell state and pushed layouts: read from the line's parsed JSON (`ControlRequest`).
         case set, load, unload
+        /// The screen (docs/screen.md): wake it, or set its state (`"state"`, read from the line's parsed JSON).
+        case wake, screen
         case unknown(String)
     }
 

@@ -15,6 +15,8 @@ extension Request.Op {
         case .set: return "set"
         case .load: return "load"
         case .unload: return "unload"
+        case .wake: return "wake"
+        case .screen: return "screen"
         case .unknown(let name): return name
         }
     }

@@ -260,11 +260,13 @@ struct LineScanner {
                 if bytesEqual(start, end, "down") { return .down }
                 if bytesEqual(start, end, "move") { return .move }
                 if bytesEqual(start, end, "load") { return .load }
+                if bytesEqual(start, end, "wake") { return .wake }
             case 6:
                 if bytesEqual(start, end, "cancel") { return .cancel }
                 if bytesEqual(start, end, "status") { return .status }
                 if bytesEqual(start, end, "reload") { return .reload }
                 if bytesEqual(start, end, "unload") { return .unload }
+                if bytesEqual(start, end, "screen") { return .screen }
             case 7:
                 if bytesEqual(start, end, "layouts") { return .layouts }
             default: break
@@ -284,6 +286,8 @@ struct LineScanner {
         case "set": return .set
         case "load": return .load
         case "unload": return .unload
+        case "wake": return .wake
+        case "screen": return .screen
         case let other: return .unknown(other)
         }
     }

@@ -13,6 +13,10 @@ enum ChildCommand {
     }
 
     static func decide(_ request: ChildRequest) -> Decision {
+        if let argv = request.argv {
+            guard let program = argv.first, !program.isEmpty else { return .failed("\(request.handler.name) has an empty command") }
+            return .run(argv)
+        }
         switch request.handler.kind {
         case .url(let command, let schemes):
             return urlCommand(command: command, schemes: schemes, actionData: request.actionData)

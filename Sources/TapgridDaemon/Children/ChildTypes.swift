@@ -23,6 +23,9 @@ public struct ChildRequest: Sendable {
     public var seq: UInt64
     /// The grid's state after the tap's own toggle (`TAPGRID_TEXT`, `TAPGRID_ACTIVE`, `TAPGRID_VALUE`).
     public var cell = CellState()
+    /// A command given whole (the screen's `commands`, docs/screen.md): run as it is, under the
+    /// handler's timeouts and limits; no actionData is read.
+    public var argv: [String]?
 
     public init(
         handlerIndex: Int, handler: HandlerConfig, layout: String, gridPath: String, name: String?,

@@ -7,6 +7,12 @@ import TapgridSystem
 /// status, Home Assistant's discovery, and the cells' topics they are published on.
 extension Fleet {
     /// Every cell's state (those that have one) and the current layout, on connect.
+    /// `P/N/screen`, retained (while not connected, nothing: it is published on connect).
+    func publishScreen(_ state: ScreenState) {
+        guard link.isConnected else { return }
+        publish(topics.screen, Array(state.name.description.utf8), retain: true)
+    }
+
     func publishState() {
         let engine = output.engine
         for (layoutIndex, layout) in engine.active.layouts.enumerated() {

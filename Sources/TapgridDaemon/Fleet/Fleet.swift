@@ -26,6 +26,8 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     /// Each `reload` asked for over MQTT waits on a connection of its own (its `id` is kept
     /// there), with the topic its result names.
     var reloads: [ObjectIdentifier: String] = [:]
+    /// The screen's state now (nil without `screen` in the config): `P/N/screen` on connect.
+    var screenState: () -> ScreenState? = { nil }
     let daemonUID: UInt32
 
     /// An outgoing action or `mqtt` handler message, waiting or in flight.
@@ -146,6 +148,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
         }
         lastLayout = nil
         publishState()
+        if let state = screenState() { publishScreen(state) }
         publishStatus(force: true)
         publishDiscovery()
         pump()
@@ -191,6 +194,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             switch event {
             case .tap(let decision, _, let active): tapDecided(decision, active: active)
             case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+            case .screen(let state): publishScreen(state)
             }
         }
         afterWakeup()

@@ -106,6 +106,12 @@ extension Panel {
         broadcast(isTap: true)
     }
 
+    func screenChanged(_ state: ScreenState) {
+        scratch.removeAll()
+        PanelDocuments.screen(state).withUnsafeBytes { PanelDocuments.event("screen", data: $0, into: scratch) }
+        broadcast()
+    }
+
     func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {
         let loaded = active.layouts[layout]
         let data = PanelDocuments.state(layout: loaded.name, path: loaded.tree.path(of: grid), state)

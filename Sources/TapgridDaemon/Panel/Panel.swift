@@ -56,6 +56,8 @@ final class Panel: LoopHandler, HTTPHandler {
     let batch = PanelBatch()
     var flushTimer: LoopTimer!
     private(set) var requests = 0
+    /// The screen's state now (nil without `screen` in the config): in `/layout`.
+    var screenState: () -> ScreenState? = { nil }
 
     init(
         settings: PanelConfig, listener: consuming OwnedFD, address: String, socketPath: String?, token: String?,
@@ -145,6 +147,7 @@ final class Panel: LoopHandler, HTTPHandler {
                 switch event {
                 case .tap(let decision, let source, let active): tapDecided(decision, source: source, active: active)
                 case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+                case .screen(let state): screenChanged(state)
                 }
             }
         }
@@ -266,7 +269,7 @@ final class Panel: LoopHandler, HTTPHandler {
 
     func layoutDocument() -> [UInt8] {
         let engine = output.engine
-        return PanelDocuments.layout(engine.active, layout: engine.currentLayout) { grid in
+        return PanelDocuments.layout(engine.active, layout: engine.currentLayout, screen: screenState()) { grid in
             engine.cellState(layout: engine.currentLayout, grid: grid)
         }
     }

@@ -10,6 +10,8 @@ final class Outbox {
         case tap(TapDecision, source: [UInt8]?, active: ActiveConfig)
         /// A cell's state changed.
         case state(layout: Int, grid: Int, CellState, active: ActiveConfig)
+        /// The screen went on, dim or off (docs/screen.md).
+        case screen(ScreenState)
     }
 
     private(set) var events: [Event] = []

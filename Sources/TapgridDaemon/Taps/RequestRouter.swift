@@ -18,6 +18,8 @@ protocol DaemonControl: AnyObject {
     var fleetStatus: StatusReply.MQTT? { get }
     /// The browser panel's `panel` block of `status`, nil without a panel serving.
     var panelStatus: StatusReply.Panel? { get }
+    /// The screen, with `screen` in the config (docs/screen.md).
+    var screen: Screen? { get }
 }
 
 /// What became of a `load` or `unload`.
@@ -89,10 +91,11 @@ final class RequestRouter {
         case .set: set(line, id: id, connection)
         case .load: load(line, id: id, connection)
         case .unload: unload(line, id: id, connection)
+        case .wake, .screen: screenOp(request.op, line, id: id, connection)
         case .unknown(let name):
             ReplyWriter.error(
                 .unknownOp,
-                "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, set, load, unload, down, move, up or cancel",
+                "unknown op \(jsonEscaped(name)); expected tap, hit, status, reload, use, layouts, set, load, unload, wake, screen, down, move, up or cancel",
                 id: id, out)
         }
     }

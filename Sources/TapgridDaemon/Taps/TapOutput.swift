@@ -230,6 +230,29 @@ final class TapOutput {
         eventLog.stage()
     }
 
+    // MARK: - The screen
+
+    /// A screen change's record (docs/screen.md), staged like a tap's, and its outbox event.
+    /// - Returns: its `seq` (the commands it runs carry it).
+    @discardableResult
+    func recordScreen(_ state: ScreenState, reason: ScreenReason) -> UInt64 {
+        let seq = engine.takeSeq()
+        if let outbox { outbox.append(.screen(state)) }
+        guard eventLog.isEnabled else { return seq }
+        ScreenRecord.write(seq: seq, state: state, reason: reason, into: eventLog.begin())
+        eventLog.stage()
+        return seq
+    }
+
+    /// The waking touch's record, in place of its contact's touch records.
+    func recordWake(key: ContactKey, x: Double, y: Double) {
+        let seq = engine.takeSeq()
+        guard eventLog.isEnabled else { return }
+        WakeRecord.write(seq: seq, source: source(key.stream), conn: key.stream > 0 ? key.stream : nil, x: x, y: y,
+                         into: eventLog.begin())
+        eventLog.stage()
+    }
+
     // MARK: - Contact records
 
     /// The (negative) stream of a touchscreen's contacts, one per device name.

@@ -11,6 +11,8 @@ final class TouchInput: TouchscreenSink {
     private let output: TapOutput
     private unowned let loop: EventLoop
     private var timer: LoopTimer!
+    /// The screen, with `screen` in the config: it may use up a contact that wakes it.
+    var screen: Screen?
     /// Taps the recognizer fired (reused between events).
     private var classed: [ClassedTap] = []
 
@@ -68,6 +70,7 @@ final class TouchInput: TouchscreenSink {
             output.writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
         }
         output.connectionGone(connection)
+        screen?.endContacts(stream: connection.number)
         reschedule()
     }
 
@@ -110,6 +113,7 @@ final class TouchInput: TouchscreenSink {
         _ phase: TouchPhase, key: ContactKey, x: Double?, y: Double?, layout: Int?, layoutName: String?, now: UInt64,
         reply: ByteBuffer?
     ) {
+        if let screen, screen.usesUp(phase, key: key, x: x, y: y, now: now) { return }
         classed.removeAll(keepingCapacity: true)
         do throws(TouchError) {
             try output.engine.touch(phase, key: key, x: x, y: y, layout: layout, now: now, into: &classed)

@@ -91,11 +91,7 @@ public final class HTTPServer {
         MHD_stop_daemon(daemon)
     }
 
-    /// Stops with a plain-text 503 for the requests still held: the owner did not say what they get.
-    @available(*, deprecated, message: "stop(answeringHeldWith:): the owner gives the answer held requests get (a 503 in its own format)")
-    public func stop() { stop(answeringHeldWith: Self.stoppingText) }
-
-    /// What a held request gets when the server is stopped or dropped without `stop(answeringHeldWith:)`.
+    /// What a held request gets when the server is dropped without `stop(answeringHeldWith:)`.
     private static var stoppingText: HTTPAnswer {
         .body(status: 503, contentType: "text/plain; charset=utf-8", bytes: Array("the server is stopping\n".utf8))
     }

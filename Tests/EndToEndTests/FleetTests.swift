@@ -217,6 +217,40 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
         #expect(try daemon.stop() == 0)
     }
 
+    /// The screen over MQTT (docs/screen.md): `P/N/screen` retained, `wake` and `screen`
+    /// commands (reason `mqtt`), and Home Assistant's switch turning it off and on.
+    @Test func theScreenOverMQTTAndHomeAssistantsSwitch() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        var config = fleetConfig(broker: broker.address, mqttExtra: #", "accept": ["tap", "wake", "screen"], "homeAssistant": {"prefix": "homeassistant"}"#)
+        let end = config.range(of: "}", options: .backwards)!
+        config.replaceSubrange(end, with: #", "screen": {"offSeconds": 60}}"#)
+        let daemon = try startFleetDaemon(config, watcher: watcher)
+        #expect(watcher.first("tapgrid/kitchen/screen") { $0.payload == "on" } != nil, "on at connect")
+        let switchConfig = try #require(watcher.first("homeassistant/switch/tapgrid_kitchen/screen/config")?.object)
+        #expect(switchConfig.string("state_topic") == "tapgrid/kitchen/screen")
+        #expect(switchConfig.string("command_topic") == "tapgrid/kitchen/command/screen")
+        #expect(switchConfig.string("payload_off") == #"{"state": "off"}"#)
+        #expect(switchConfig.string("availability_topic") == "tapgrid/kitchen/availability")
+
+        // Home Assistant's switch sends its payload_off to the command topic.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/screen", payload: #"{"state": "off"}"#)
+        #expect(watcher.first("tapgrid/kitchen/screen") { $0.payload == "off" } != nil)
+        let late = try MQTTWatcher(port: broker.port, topics: ["tapgrid/kitchen/screen"])
+        #expect(late.first("tapgrid/kitchen/screen")?.payload == "off", "retained: a later subscriber gets it")
+        let result = try #require(watcher.first("tapgrid/kitchen/result") { $0.object?.string("topic") == "tapgrid/kitchen/command/screen" }?.object)
+        #expect(result.object("screen")?.string("state") == "off")
+        // A plain MQTT tap on the dark screen is routed and does not wake it.
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/tap", payload: #"{"x": 210, "y": 5, "id": 8}"#)
+        #expect(watcher.first("tapgrid/kitchen/result") { $0.object?.int("id") == 8 }?.object?.string("outcome") == "dispatched")
+        try mqttPublish(port: broker.port, topic: "tapgrid/broadcast/command/wake", payload: "{}")
+        #expect(fleetWait(timeout: 5) { watcher.on("tapgrid/kitchen/screen").last?.payload == "on" })
+        #expect(fleetWait(timeout: 5) {
+            (try? daemon.eventRecords())?.filter { $0.string("event") == "screen" }.map { "\($0.string("state") ?? "") \($0.string("reason") ?? "")" } == ["on start", "off mqtt", "on mqtt"]
+        })
+        #expect(try daemon.stop() == 0)
+    }
+
     /// Group and broadcast commands reach the node; pushed layouts follow node > group >
     /// broadcast, errors named with their topic; Home Assistant discovery follows them.
     @Test func groupsBroadcastPushedLayoutsAndDiscovery() throws {

@@ -72,6 +72,8 @@ CONFIG = {
         {"tags": [31], "handler": "zoom", "on": "double"},
         {"handler": "audit"},
     ],
+    # The screen (docs/screen.md): its idle timers far off, so only ScreenTests darken it (by op).
+    "screen": {"dimSeconds": 3000, "offSeconds": 3600},
 }
 
 
@@ -567,6 +569,55 @@ class LiveTests(PanelCase):
         x, y, _ = self.centre(settings, "back")
         self.tap_at(x, y)
         self.wait_shows("home", 1.0)
+
+
+class ScreenTests(PanelCase):
+    """The page shows the daemon's screen (dim darkens, off is black), and a touch on the dark
+    page is sent as any contact: the daemon uses it up to wake the screen, records `wake` and no
+    tap, and the next touch taps."""
+
+    touch = True
+
+    def setUp(self):
+        self.daemon.control({"op": "screen", "state": "on"})
+        self.layout = self.wait_shows("home")
+        self.assertTrue(self.browser.wait_for("document.body.dataset.screen === 'on'", 1))
+        self.settle()
+
+    def screen_opacity(self):
+        return float(self.browser.evaluate("getComputedStyle(document.getElementById('screen')).opacity"))
+
+    def test_dim_and_off_show_in_the_page(self):
+        for state, opacity in (("dim", 0.6), ("off", 1.0), ("on", 0.0)):
+            started = time.monotonic()
+            self.daemon.control({"op": "screen", "state": state})
+            self.assertTrue(self.browser.wait_for(f"document.body.dataset.screen === {json.dumps(state)}", 1),
+                            f"the page did not show the screen {state}{self.console()}")
+            took = time.monotonic() - started
+            self.assertLess(took, 0.5, f"the page showed {state} {took * 1000:.0f} ms after the op")
+            self.assertAlmostEqual(self.screen_opacity(), opacity, places=2)
+        self.assertEqual(self.daemon.get("layout").get("screen"), "on")
+
+    def test_a_touch_on_the_dark_page_wakes_the_screen_and_taps_nothing(self):
+        self.daemon.control({"op": "screen", "state": "off"})
+        self.assertTrue(self.browser.wait_for("document.body.dataset.screen === 'off'", 1))
+        self.assertEqual(self.daemon.get("layout").get("screen"), "off")
+        x, y, path = self.centre(self.layout, "volume")
+        since = self.mark()
+        self.tap_at(x, y)
+        wake = self.wait_records(since, lambda r: r.get("event") == "wake")[0]
+        self.assertEqual(wake.get("source"), "panel")
+        self.assertTrue(self.browser.wait_for("document.body.dataset.screen === 'on'", 1), "the page lit again")
+        screen = self.wait_records(since, lambda r: r.get("event") == "screen")[0]
+        self.assertEqual((screen.get("state"), screen.get("reason")), ("on", "touch"))
+        time.sleep(0.3)
+        came = self.daemon.records()[since:]
+        self.assertFalse([r for r in came if is_tap(r) or r.get("event") == "touch"],
+                         f"the waking touch tapped or was recorded as a contact: {came}")
+        since = self.mark()
+        self.tap_at(x, y)
+        tap = self.wait_records(since, is_tap)[0]
+        self.assertEqual((tap.get("hit"), tap.get("class")), (path, "tap"))
 
 
 class RestartTests(PanelCase):

@@ -36,6 +36,8 @@ struct ReplayCommand {
         }
         if options.dispatch { return ReplayDispatch(console: console).run(options, events: bytes) }
         var replay: OfflineReplay? = nil
+        // Offline, the config's screen runs again over the contacts, wakes and screen changes.
+        var screen: ReplayScreen? = nil
         var client: DaemonClient? = nil
         if let socket = options.socket {
             do {
@@ -55,6 +57,7 @@ struct ReplayCommand {
             // The daemon's own engine: replay hit-tests, recognizes touch and keeps cell state
             // exactly as tapgridd would.
             replay = OfflineReplay(config: config)
+            screen = ReplayScreen(config: config.screen)
         }
         var taps = 0, differ = 0, unreadable = 0
         // Through a daemon, whose `hit` reads no cell state: the states the log's sets left, by
@@ -63,13 +66,29 @@ struct ReplayCommand {
         // Offline, touch records go through the recognizer again; the taps it fires are compared
         // with the recorded classed taps, in order, once the whole log is read.
         var replayedTouchTaps: [OfflineReplay.Fired] = []
-        var recordedTouchTaps: [(line: Int, press: Int?, record: TapRecord)] = []
+        var recordedTouchTaps: [RecordedTouchTap] = []
         for (number, line) in LineFramer.lines(of: bytes) {
             let record: TapRecord
             switch EventRecord.read(line) {
-            case nil, .success(.event)?: continue
+            case nil: continue
+            case .success(.event(let kind))?:
+                // Through a daemon, whose `hit` knows no screen, screen and wake records are skipped.
+                guard screen != nil, kind == "screen" || kind == "wake", let read = ScreenEventRecord.read(line) else { continue }
+                switch read {
+                case .failure(let error):
+                    unreadable += 1
+                    report(unreadable: number, error, json: options.json)
+                case .success(.screen(let change)):
+                    screen!.screen(change, line: line)
+                case .success(.wake(let wake)):
+                    if let why = screen!.wake(wake, line: line) {
+                        differ += 1
+                        report(wake, line: number, pressed: why, json: options.json)
+                    }
+                }
+                continue
             case .success(.touch(let touch))?:
-                if replay != nil { replayedTouchTaps += replay!.feed(touch) }
+                if replay != nil, screen!.touch(touch, line: line) { replayedTouchTaps += replay!.feed(touch) }
                 continue
             case .success(.state(let state))?:
                 if replay != nil {
@@ -86,7 +105,9 @@ struct ReplayCommand {
             }
             taps += 1
             if record.tapClass != nil, let replay {
-                recordedTouchTaps.append((number, replay.press(of: record), record))
+                // A tap of a contact the screen now holds back finds no press: it differs as used up.
+                let heldBack = screen!.heldBack(record)
+                recordedTouchTaps.append(RecordedTouchTap(line: number, press: heldBack ? nil : replay.press(of: record), record: record, heldBack: heldBack))
                 continue
             }
             var now: Outcome
@@ -126,6 +147,15 @@ struct ReplayCommand {
             console.line("\(taps) tap\(taps == 1 ? "" : "s"), \(differ) differ" + (unreadable > 0 ? ", \(unreadable) unreadable" : ""))
         }
         return differ == 0 && unreadable == 0 ? TapgridCLIMain.success : TapgridCLIMain.failure
+    }
+
+    /// A recorded classed tap, with the press it came from (nil when none was replayed) and whether
+    /// its contact is one the replay's screen uses up.
+    struct RecordedTouchTap {
+        var line: Int
+        var press: Int?
+        var record: TapRecord
+        var heldBack = false
     }
 
     /// A grid by layout name and path, as state records name it.
@@ -175,13 +205,14 @@ struct ReplayCommand {
     /// press in order); a recorded tap the replay did not fire and a replayed tap the log does
     /// not have are differences too.
     /// - Returns: how many differ.
-    func compareTouchTaps(recorded: [(line: Int, press: Int?, record: TapRecord)], replayed: [OfflineReplay.Fired], json: Bool) -> Int {
+    func compareTouchTaps(recorded: [RecordedTouchTap], replayed: [OfflineReplay.Fired], json: Bool) -> Int {
         var differ = 0
         var replayedByPress: [Int: [TapRecord]] = [:]
         for fired in replayed { replayedByPress[fired.press, default: []].append(fired.record) }
         var used: [Int: Int] = [:]
-        for (line, press, record) in recorded {
-            var now = Outcome(problem: "no tap in the replay")
+        for recordedTap in recorded {
+            let (line, press, record) = (recordedTap.line, recordedTap.press, recordedTap.record)
+            var now = Outcome(problem: recordedTap.heldBack ? ReplayScreen.usedUp : "no tap in the replay")
             if let press, let taps = replayedByPress[press], used[press, default: 0] < taps.count {
                 let tap = taps[used[press, default: 0]]
                 used[press, default: 0] += 1
@@ -236,6 +267,16 @@ struct ReplayCommand {
     /// `line 12 seq 9 (300, 100) settings: `: which recorded tap a line for people is about.
     static func prefix(line: Int, _ record: TapRecord) -> String {
         "line \(line) seq \(record.seq) (\(formatNumber(record.x)), \(formatNumber(record.y))) \(record.layout): "
+    }
+
+    /// A recorded waking touch the replay's screen would press: `line 6 seq 3 (10, 20) wake: used
+    /// up -> pressed (the screen would be on)`.
+    func report(_ wake: RecordedWake, line: Int, pressed why: String, json: Bool) {
+        if json {
+            console.line(ReplayReport.wakePressed(line: line, wake: wake, why: why).json)
+        } else {
+            console.line("line \(line) seq \(wake.seq) (\(formatNumber(wake.x)), \(formatNumber(wake.y))) wake: used up -> pressed (\(why))")
+        }
     }
 
     func report(unreadable line: Int, _ error: EventRecord.Unreadable, json: Bool) {

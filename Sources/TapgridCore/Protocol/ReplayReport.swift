@@ -49,6 +49,10 @@ public enum ReplayReport: Sendable, Equatable {
     /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`,
     /// with `"active"` when it flipped a toggle and `"disabled": true` when a disabled grid refused it.
     case replayOnly(TapRecord)
+    /// A recorded waking touch (a `wake` record) that the replayed config's screen would press
+    /// instead of using it up: `{"line": 6, "seq": 3, "event": "wake", "source": "socket", "x": 10,
+    /// "y": 20, "recorded": "used up", "replayed": "pressed", "why": "the screen would be on"}`.
+    case wakePressed(line: Int, wake: RecordedWake, why: String)
     /// `{"line": 4, "unreadable": "not JSON (...)"}`.
     case unreadable(line: Int, message: String)
     /// The last line: `{"taps": 11, "differ": 3, "unreadable": 0}`.
@@ -77,6 +81,16 @@ public enum ReplayReport: Sendable, Equatable {
                 if let active = record.active { replayed.bool("active", active) }
                 if record.outcome == Outcome.disabled.name.description { replayed.bool("disabled", true) }
             }
+        case .wakePressed(let line, let wake, let why):
+            object.int("line", line)
+            object.json("seq", wake.seq)
+            object.string("event", "wake")
+            object.string("source", wake.source)
+            object.number("x", wake.x)
+            object.number("y", wake.y)
+            object.string("recorded", "used up")
+            object.string("replayed", "pressed")
+            object.string("why", why)
         case .unreadable(let line, let message):
             object.int("line", line)
             object.string("unreadable", message)

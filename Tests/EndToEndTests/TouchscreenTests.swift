@@ -34,6 +34,25 @@ extension EndToEnd {
             .init("down", 0, 200, 240), .init("down", 1, 600, 240), .init("up", 1, 600, 240), .init("up", 0, 200, 240),
         ]
 
+        /// The screen through a touchscreen (docs/screen.md): dark when the contacts come, the
+        /// first one wakes it (a `wake` record from the device, no touch records, no tap) and
+        /// the backlight goes back to max; the others are recognized as without a screen.
+        @Test func theFirstContactOnTheDarkScreenWakesItAndIsUsedUp() throws {
+            let run = try TouchRuns.shared.get(\.screen)
+            let lines = try run.finish()
+            #expect(run.classedTaps == [
+                "long 1 menu from Fake Touchscreen", "tap 1 audit from Fake Touchscreen", "tap 0 audit from Fake Touchscreen",
+            ], "the first tap woke the screen; \(lines.suffix(20))")
+            let records = run.eventRecords.compactMap { try? parseObject($0) }
+            #expect(records.filter { $0.string("event") == "screen" }.map { "\($0.string("state") ?? "") \($0.string("reason") ?? "")" }
+                == ["on start", "dim idle", "off idle", "on touch"])
+            let wake = records.first { $0.string("event") == "wake" }
+            #expect(wake?.string("source") == "Fake Touchscreen" && wake?.int("x") == 200 && wake?.int("y") == 120, "\(String(describing: wake))")
+            let downs = records.filter { $0.string("event") == "touch" && $0.string("phase") == "down" }
+            #expect(downs.count == 4, "the waking contact has no touch records: \(downs)")
+            #expect(run.backlight == "255\n", "lit again by the waking touch")
+        }
+
         @Test func pathBackendDeliversEveryContactInLayoutUnits() throws {
             let run = try TouchRuns.shared.get(\.plain)
             let lines = try run.finish()
@@ -325,6 +344,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var uninitialized: TouchRun
         var unplugMidContact: TouchRun
         var unplugMidContactSeat: TouchRun
+        var screen: TouchRun
     }
 
     private init() {
@@ -358,7 +378,12 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                 unplugMidContactSeat: try TouchRun(
                     shim: shim, touch: #"{"seat": "seat0"}"#, events: TouchRun.fixtures + "/unplug-mid-contact.events",
                     contacts: 2, longPressMs: 2500,
-                    environment: ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:6.5:600"]))
+                    environment: ["TAPGRID_SHIM_UNPLUG": "/dev/input/event20:6.5:600"]),
+                // The screen goes off 2.5 s after the start, before the contacts come (4 s after
+                // the replay's first event): the first one wakes it and is used up.
+                screen: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: events, contacts: 15,
+                    screen: #"{"dimSeconds": 1, "offSeconds": 2.5, "backlight": {"path": "DIR/backlight"}}"#))
         })
     }
 
@@ -366,7 +391,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        let all = [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat]
+        let all = [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat, runs.screen]
         // Every daemon first, so the umockdev-runs end (and clean up) together.
         for run in all where run.process.isRunning {
             if let pid = run.daemonPID { kill(pid, SIGKILL) }
@@ -424,18 +449,27 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     ///   - contacts: how many contact lines to wait for.
     ///   - environment: more variables for the daemon.
     ///   - longPressMs: the layout's `longPressMs` (500 when nil).
+    ///   - screen: a `screen` block, `DIR` in it the run's folder, where a fake backlight
+    ///     (`backlight/brightness`, `max_brightness` 255) is made.
     init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil, longPressMs: Int? = nil,
-         environment: [String: String] = [:]) throws {
+         screen: String? = nil, environment: [String: String] = [:]) throws {
         dir = try makeTempDir()
         replayLog = dir + "/replay.txt"
         expectedContacts = contacts
+        let folder = dir
+        let screenBlock = screen.map { #", "screen": "# + $0.replacingOccurrences(of: "DIR", with: folder) } ?? ""
         let config = """
             { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
               "layouts": { "home": { "width": 800, "height": 480, \(longPressMs.map { "\"longPressMs\": \($0), " } ?? "")"grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
               "handlers": { "audit": { "type": "log" }, "menu": { "type": "log" } },
               "routes": [ { "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
-              "touch": \(touch) }
+              "touch": \(touch)\(screenBlock) }
             """
+        if screen != nil {
+            try FileManager.default.createDirectory(atPath: dir + "/backlight", withIntermediateDirectories: true)
+            try "255\n".write(toFile: dir + "/backlight/max_brightness", atomically: true, encoding: .utf8)
+            try "0\n".write(toFile: dir + "/backlight/brightness", atomically: true, encoding: .utf8)
+        }
         try config.write(toFile: dir + "/tapgrid.json", atomically: true, encoding: .utf8)
         var arguments = ["-d", Self.fixtures + "/fake-touchscreen.umockdev", "-i", "/dev/input/event20=\(Self.fixtures)/fake-touchscreen.ioctl"]
         var last = 0.0
@@ -471,6 +505,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     private(set) var classedTaps: [String] = []
     /// Every line of the event log, read by `finish`.
     private(set) var eventRecords: [String] = []
+    /// The fake backlight's `brightness` at the end (a run with a `screen` block), read by `finish`.
+    private(set) var backlight: String?
 
     /// Kills what still runs and removes the run's folder: the daemon (it outlives a killed
     /// umockdev-run), then umockdev-run ends by itself and removes its testbed (a
@@ -550,6 +586,7 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         while process.isRunning && monotonicSeconds() < stopBy { usleep(20_000) }
         let lines = stderrLines
         eventRecords = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        backlight = try? String(contentsOfFile: dir + "/backlight/brightness", encoding: .utf8)
         classedTaps = eventRecords.compactMap { line -> String? in
                 guard let record = try? parseObject(line), let tapClass = record.string("class") else { return nil }
                 return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"

@@ -107,6 +107,27 @@ import Testing
         ])
     }
 
+    /// With a `screen` block and `screen` accepted, the screen is a switch (docs/screen.md): on
+    /// sends `{"state": "on"}`, off `{"state": "off"}`, and `dim` shows as on.
+    @Test func theScreenIsASwitchWhenItsCommandIsAccepted() throws {
+        func withScreen(_ accept: String) throws -> Config {
+            var config = try self.config(Self.home, routes: #"{"handler": "log"}"#, accept: accept)
+            config.screen = ScreenConfig()
+            return config
+        }
+        let got = messages(try withScreen(#"["screen"]"#))
+        let screen = try #require(got.first { $0.topic == "homeassistant/switch/tapgrid_kitchen/screen/config" })
+        #expect(screen.payload["state_topic"] == .string("tapgrid/kitchen/screen"))
+        #expect(screen.payload["command_topic"] == .string("tapgrid/kitchen/command/screen"))
+        #expect(screen.payload["payload_on"] == .string(#"{"state": "on"}"#))
+        #expect(screen.payload["payload_off"] == .string(#"{"state": "off"}"#))
+        #expect(screen.payload["value_template"] == .string("{{ 'off' if value == 'off' else 'on' }}"))
+        #expect(screen.payload["availability_topic"] == .string("tapgrid/kitchen/availability"))
+        #expect(!messages(try withScreen(#"["tap"]"#)).contains { $0.topic.contains("/switch/") }, "not without screen accepted")
+        #expect(!messages(try config(Self.home, routes: #"{"handler": "log"}"#, accept: #"["screen"]"#)).contains { $0.topic.contains("/switch/") },
+                "not without a screen block")
+    }
+
     @Test func typeAndSubtypeAreUniquePerDevice() throws {
         // Two cells named "lamp" share one action topic: one trigger set with both their classes.
         let layouts = #""home": {"width": 100, "height": 50, "grid": {"cols": [{"tag": 1, "name": "lamp"}, {"tag": 2, "name": "lamp"}, {"tag": 3, "name": "lamp"}]}}"#

@@ -11,6 +11,11 @@
  *       -> {"ops":N,"seconds":S}  (S: first send to last reply)
  *   load-client count SOCKET LINES TOTAL BATCH
  *       like pipe, but exactly TOTAL lines.
+ *   load-client rate SOCKET LINES RATE SECONDS
+ *       paced: like count with batches of one line, each sent at its time (RATE lines a second
+ *       for SECONDS, from absolute deadlines: a late line goes at once, none is skipped), so a
+ *       server that keeps up gets exactly this load; the figure to take is its CPU time.
+ *       -> {"ops":N,"seconds":S}
  *
  * LINES is a file of request lines (each ending in \n), used in turn, from the first, again and
  * again; for pipe and count its line count must be a multiple of BATCH. A reply is one line;
@@ -162,12 +167,19 @@ typedef struct {
     volatile int *stop;
     volatile size_t sent; /* lines sent so far */
     volatile int done;
+    double rate;          /* lines per second (one per write), or 0: as fast as the socket takes them */
+    double start;
 } Writer;
 
 static void *pipe_write(void *arg) {
     Writer *w = arg;
     size_t i = 0;
     while (w->total ? w->sent < w->total : !*w->stop) {
+        if (w->rate > 0) {
+            double due = w->start + w->sent / w->rate;
+            struct timespec ts = {.tv_sec = (time_t)due, .tv_nsec = (long)((due - (time_t)due) * 1e9)};
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        }
         size_t n = w->batch;
         if (w->total && w->total - w->sent < n) n = w->total - w->sent;
         send_all(w->fd, lines + starts[i], starts[i + n] - starts[i]);
@@ -179,20 +191,22 @@ static void *pipe_write(void *arg) {
     return NULL;
 }
 
-static int pipelined(double seconds, size_t total, size_t batch) {
+static int pipelined(double seconds, size_t total, size_t batch, double rate) {
     if (nlines % batch) { fprintf(stderr, "load-client: the line count must be a multiple of %zu\n", batch); return 1; }
     int fd = dial();
     volatile int stop = 0;
-    Writer w = {.fd = fd, .batch = batch, .total = total, .stop = &stop};
+    Writer w = {.fd = fd, .batch = batch, .total = total, .stop = &stop, .rate = rate};
     size_t cap = 1 << 20;
     char *buf = malloc(cap);
     pthread_t t;
     double t0 = now();
+    w.start = t0;
     pthread_create(&t, NULL, pipe_write, &w);
     size_t replies = 0;
     for (;;) {
         if (!total && !stop && now() - t0 >= seconds) stop = 1;
-        if (w.done && replies == w.sent) break;
+        /* With a count, the count: the last reply can come before the writer says it is done. */
+        if (total ? replies >= total : w.done && replies == w.sent) break;
         ssize_t n = recv(fd, buf, cap, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) fail("recv");
@@ -214,13 +228,19 @@ int main(int argc, char **argv) {
     if (argc >= 6 && !strcmp(argv[1], "pipe")) {
         sockpath = argv[2];
         load(argv[3]);
-        return pipelined(atof(argv[4]), 0, strtoul(argv[5], NULL, 10));
+        return pipelined(atof(argv[4]), 0, strtoul(argv[5], NULL, 10), 0);
     }
     if (argc >= 6 && !strcmp(argv[1], "count")) {
         sockpath = argv[2];
         load(argv[3]);
-        return pipelined(0, strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10));
+        return pipelined(0, strtoul(argv[4], NULL, 10), strtoul(argv[5], NULL, 10), 0);
     }
-    fprintf(stderr, "usage: %s rr SOCKET LINES CLIENTS SECONDS | pipe SOCKET LINES SECONDS BATCH | count SOCKET LINES TOTAL BATCH\n", argv[0]);
+    if (argc >= 6 && !strcmp(argv[1], "rate")) {
+        sockpath = argv[2];
+        load(argv[3]);
+        double rate = atof(argv[4]);
+        return pipelined(0, (size_t)(rate * atof(argv[5]) + 0.5), 1, rate);
+    }
+    fprintf(stderr, "usage: %s rr SOCKET LINES CLIENTS SECONDS | pipe SOCKET LINES SECONDS BATCH | count SOCKET LINES TOTAL BATCH | rate SOCKET LINES RATE SECONDS\n", argv[0]);
     return 64;
 }

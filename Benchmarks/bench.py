@@ -21,7 +21,8 @@ import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threadin
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "Benchmarks")
 BUILD = os.path.join(ROOT, ".build", "bench")
-DAEMON = os.path.join(ROOT, ".build", "release", "tapgridd")
+# TAPGRIDD=path measures another build (a before/after comparison; Benchmarks/RESULTS.md).
+DAEMON = os.environ.get("TAPGRIDD") or os.path.join(ROOT, ".build", "release", "tapgridd")
 sys.path.insert(0, BENCH)
 
 SCRIPT_TAG = 500

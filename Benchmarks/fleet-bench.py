@@ -1,28 +1,42 @@
 #!/usr/bin/env python3
 """`make bench`'s fleet figures (docs/benchmarks.md "Benchmarks"), each taken side by side in one run with a
-real mosquitto (Debian's) on a free loopback port:
+real mosquitto (Debian's) on a free loopback port. The reference is a C server doing tapgridd's
+work: Benchmarks/limit-server.c with --log (the record before the reply, the log line, each with
+one write(2) per wakeup) and --mqtt (the same two QoS 1 publishes per tap, the same windows and
+pacing, libmosquitto on its one epoll loop), numbers and time formatted by hand.
 
-  taps/s, MQTT on vs off   two release tapgridd on the bench layout, one with `mqtt` (a broker
-                           that keeps up: every record acknowledged by the end), driven alike by
-                           Benchmarks/load-client.c: request/response and pipelined, medians of
-                           interleaved rounds.
-  backlog drain            100,000 taps while the broker is away (their records wait in the
-                           event log), then the broker comes back: records published per second
-                           until `status` says backlog 0, RSS before and after.
-  C publisher              Benchmarks/mqtt-publisher.c (libmosquitto, QoS 1, the same 100 in
-                           flight) publishing the same event log's lines: the machine's limit.
+  taps/s                   tapgridd with `mqtt` against the C reference with --mqtt, both on one
+                           broker that keeps up (every message acknowledged before the next run),
+                           driven alike by Benchmarks/load-client.c: request/response with 1 and
+                           4 clients, and a fixed count pipelined; and the same without MQTT
+                           (tapgridd without `mqtt`, the C server with --log only) for scale.
+  CPU per tap              a paced load (load-client rate: 5,000 and 15,000 taps/s, one line at a
+                           time), the server's utime+stime (/proc/PID/stat) from before the run
+                           until its backlog is 0, divided by the taps.
+  tap to broker            Benchmarks/mqtt-latency.c: one tap at a time at 10 and 1,000 taps/s,
+                           from its request line to its record arriving from the broker (a QoS 0
+                           subscriber); p50 and p99 over every round's taps.
+  backlog drain            10,000 taps while the broker is away (their records wait in the event
+                           log), then the broker comes back: records per second from the
+                           reconnect until `status` says backlog 0, with no subscriber and with a
+                           mosquitto_sub taking P/+/events at QoS 1; against
+                           Benchmarks/mqtt-publisher.c (libmosquitto, QoS 1, 100 in flight)
+                           publishing the same records, with the same subscriber or none.
   group command            20 daemons in one group; a `status` command to the group; the time
                            until each node's result arrives (median, p99 over every node and run).
 
-usage: fleet-bench.py [--quick]"""
+Medians of interleaved rounds (the order alternates every round). TAPGRIDD=path measures another
+build of the daemon.
+
+usage: fleet-bench.py [--quick] [-v]"""
 import json, os, socket, statistics, struct, subprocess, sys, tempfile, shutil, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "Benchmarks")
 BUILD = os.path.join(ROOT, ".build", "bench")
-DAEMON = os.path.join(ROOT, ".build", "release", "tapgridd")
 sys.path.insert(0, BENCH)
 bench = __import__("bench")
+DAEMON = bench.DAEMON
 
 
 def free_port():
@@ -143,98 +157,217 @@ def wait_connected(server, seconds=20):
     raise SystemExit(f"{server.name} did not connect to the broker")
 
 
+def cpu_seconds(pid):
+    """The process's utime + stime (every thread), from /proc/PID/stat, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def drained(server, seconds=180, poll=0.02):
+    """Waits until every message of `server` is acknowledged (`status` backlog 0)."""
+    deadline = time.time() + seconds
+    while True:
+        st = status(server)["mqtt"]
+        if st["backlog"] == 0:
+            return
+        if time.time() > deadline:
+            raise SystemExit(f"{server.name}: the broker did not keep up: {st}")
+        time.sleep(poll)
+
+
+def build_tools():
+    bench.build()
+    for name, source, extra in (("mqtt-publisher", "mqtt-publisher.c", []), ("mqtt-latency", "mqtt-latency.c", []),
+                                ("limit-server-mqtt", "limit-server.c", ["-DWITH_MQTT"])):
+        binary, source = os.path.join(BUILD, name), os.path.join(BENCH, source)
+        if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):
+            subprocess.run(["cc", "-O2", "-Wall", "-o", binary, source, "-lmosquitto"] + extra, check=True)
+
+
+def truncate_logs(work, keep):
+    """Keeps the tmpfs small between runs; not the logs an MQTT feed reads (`keep`)."""
+    for name in os.listdir(work):
+        path = os.path.join(work, name)
+        if os.path.isdir(path):
+            truncate_logs(path, keep)
+        elif name.endswith((".jsonl", "-log.txt", ".stderr")) and name not in keep:
+            os.truncate(path, 0)
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
 def main():
     quick = "--quick" in sys.argv
-    bench.build()
-    publisher = os.path.join(BUILD, "mqtt-publisher")
-    source = os.path.join(BENCH, "mqtt-publisher.c")
-    if not os.path.exists(publisher) or os.path.getmtime(publisher) < os.path.getmtime(source):
-        subprocess.run(["cc", "-O2", "-Wall", "-o", publisher, source, "-lmosquitto"], check=True)
+    build_tools()
+    loads = [bench.load_average()]
     base = "/dev/shm" if os.path.isdir("/dev/shm") else None
     work = tempfile.mkdtemp(prefix="tapgrid-fleet-bench-", dir=base)
-    servers, brokers, procs = [], [], []
+    servers, brokers, subscribers = [], [], []
     rows = []
+    rounds = 1 if quick else 5
+    seconds = 0.3 if quick else 1.5
+    # Records the daemons' feeds read: never truncated under them.
+    keep = {"on-events.jsonl", "drain-events.jsonl"}
     try:
+        leaves = bench.probe_leaves(work, bench.BENCH_GRID, "bench")
         lines = os.path.join(work, "bench.lines")
         bench.write_lines(lines, 10000, 7)
-        seconds = 0.3 if quick else 1.5
-        rounds = 1 if quick else 5
+        limit = os.path.join(BUILD, "limit-server")
 
-        # 1. Taps per second, MQTT off and on, side by side.
+        # 1. Taps per second: tapgridd and the C reference, MQTT on and off, side by side.
         broker = Broker(work, free_port())
         brokers.append(broker)
         broker.start()
-        off = bench.Server("off", [DAEMON, "--config", config(work, "off")], os.path.join(work, "off.sock"), work)
-        on = bench.Server("on", [DAEMON, "--config", config(work, "on", broker.port)], os.path.join(work, "on.sock"), work)
-        servers += [off, on]
-        wait_connected(on)
-        samples = {k: {"off": [], "on": []} for k in ("rr1", "pipe")}
-        piped_taps = 20_000 if quick else 200_000
+        for folder in ("c-off", "c-on"):
+            os.makedirs(os.path.join(work, folder))
+        S = {
+            "tapgridd off": bench.Server("off", [DAEMON, "--config", config(work, "off")], os.path.join(work, "off.sock"), work),
+            "tapgridd": bench.Server("on", [DAEMON, "--config", config(work, "on", broker.port)], os.path.join(work, "on.sock"), work),
+            "C off": bench.Server("c-off", [limit, os.path.join(work, "c-off.sock"), leaves, "--log", os.path.join(work, "c-off")],
+                                  os.path.join(work, "c-off.sock"), work),
+            "C": bench.Server("c-on", [limit + "-mqtt", os.path.join(work, "c-on.sock"), leaves, "--log", os.path.join(work, "c-on"),
+                                       "--mqtt", "127.0.0.1", str(broker.port), "cref"], os.path.join(work, "c-on.sock"), work),
+        }
+        servers += S.values()
+        wait_connected(S["tapgridd"])
+        bench.same_answers({"C": S["C"], "tapgridd": S["tapgridd"]}, lines)
+        node = {"tapgridd": "bench", "C": "cref"}
+        samples = {}
 
-        def drained(seconds=180):
-            # The broker keeps up: every record acknowledged before the next run.
-            deadline = time.time() + seconds
-            while status(on)["mqtt"]["backlog"] > 0:
-                if time.time() > deadline:
-                    raise SystemExit(f"the broker did not keep up: {status(on)['mqtt']}")
-                time.sleep(0.05)
+        def add(shape, name, value):
+            samples.setdefault(shape, {}).setdefault(name, []).append(value)
 
+        def settle(name):
+            if name in node:
+                drained(S[name])
+
+        piped_taps = 20_000 if quick else 100_000
         for r in range(rounds):
-            order = [off, on] if r % 2 == 0 else [on, off]
-            for s in order:
-                one = bench.load("rr", s.sock, lines, 1, seconds)
-                samples["rr1"][s.name].append(one["ops"] / one["seconds"])
-                drained()
-            for s in order:
-                # A fixed number of taps: their events reach the broker after the run (the
+            order = list(S) if r % 2 == 0 else list(reversed(S))
+            bench.progress(f"round {r + 1}: taps/s")
+            for name in order:
+                one = bench.load("rr", S[name].sock, lines, 1, seconds)
+                add("rr1", name, one["ops"] / one["seconds"])
+                settle(name)
+            for name in order:
+                four = bench.load("rr", S[name].sock, lines, 4, seconds)
+                add("rr4", name, four["ops"] / four["seconds"])
+                settle(name)
+            for name in order:
+                # A fixed number of taps: their messages reach the broker after the run (the
                 # feed lags a flood, nothing is lost), drained before anything else is timed.
-                piped = bench.load("count", s.sock, lines, piped_taps, 1000)
-                samples["pipe"][s.name].append(piped["ops"] / piped["seconds"])
-                drained()
-        for shape, label in (("rr1", "request/response, 1 client (taps/s)"), ("pipe", f"pipelined, {piped_taps:,} taps in batches of 1,000 (taps/s)")):
-            a, b = statistics.median(samples[shape]["off"]), statistics.median(samples[shape]["on"])
-            rows.append((label + ", MQTT off / on", f"{a:,.0f}", f"{b:,.0f}", f"{b / a:.2f}x", ">=0.9x"))
-        for s in (off, on):
+                piped = bench.load("count", S[name].sock, lines, piped_taps, 1000)
+                add("pipe", name, piped["ops"] / piped["seconds"])
+                settle(name)
+                truncate_logs(work, keep)
+            for shape in ("rr1", "rr4", "pipe"):
+                bench.progress(f"round {r + 1} {shape}: " + ", ".join(f"{n} {v[-1]:,.0f}" for n, v in samples[shape].items()))
+
+        # 2. CPU per tap at equal load, MQTT on: the same paced taps, utime+stime until drained.
+        rates = (5000, 15000)
+        paced = 1 if quick else 2
+        behind = {}
+        for r in range(rounds):
+            order = ["tapgridd", "C"] if r % 2 == 0 else ["C", "tapgridd"]
+            for rate in rates:
+                for name in order:
+                    pid = S[name].proc.pid
+                    before = cpu_seconds(pid)
+                    out = bench.load("rate", S[name].sock, lines, rate, paced)
+                    drained(S[name])
+                    add(f"cpu{rate}", name, (cpu_seconds(pid) - before) / out["ops"] * 1e6)
+                    kept = out["ops"] / out["seconds"] / rate
+                    behind[(rate, name)] = min(behind.get((rate, name), 1.0), kept)
+                    truncate_logs(work, keep)
+                bench.progress(f"round {r + 1} cpu {rate}/s: " + ", ".join(f"{n} {v[-1]:.2f} us" for n, v in samples[f'cpu{rate}'].items()))
+
+        # 3. Tap to broker: one tap at a time, its record's arrival at a subscriber.
+        latency = {}
+        shapes = ((10, 10 if quick else 20), (1000, 300 if quick else 1000))
+        for r in range(rounds):
+            order = ["tapgridd", "C"] if r % 2 == 0 else ["C", "tapgridd"]
+            for rate, count in shapes:
+                for name in order:
+                    out = subprocess.run([os.path.join(BUILD, "mqtt-latency"), "127.0.0.1", str(broker.port), f"tapgrid/{node[name]}/events",
+                                          S[name].sock, lines, str(rate), str(count)], capture_output=True, text=True)
+                    if out.returncode != 0:
+                        raise SystemExit(f"mqtt-latency {name}: {out.stderr.strip()} {out.stdout.strip()}")
+                    latency.setdefault((rate, name), []).extend(json.loads(out.stdout)["samples_us"])
+                    settle(name)
+                bench.progress(f"round {r + 1} tap to broker at {rate}/s: " + ", ".join(
+                    f"{n} p50 {percentile(latency[(rate, n)], 0.5):.0f} us" for n in order))
+        for s in servers:
             s.stop()
         servers = []
 
-        # 2. A backlog drained after an outage, and the C publisher on the same records.
-        taps = 10_000 if quick else 100_000
+        # 4. A backlog drained after an outage, and the C publisher on the same records, with no
+        # subscriber and with one.
+        drain_taps = 10_000
+        drain_rounds = 1 if quick else 3
         away = Broker(work, free_port())
         brokers.append(away)
         drain = bench.Server("drain", [DAEMON, "--config", config(work, "drain", away.port)], os.path.join(work, "drain.sock"), work)
         servers.append(drain)
-        bench.load("count", drain.sock, lines, taps, 1000)
         log = os.path.join(work, "drain-events.jsonl")
-        with open(log, "rb") as f:
-            records = sum(1 for _ in f)
-        rss_before = drain.rss_mb()
-        away.start()
-        # Timed from the reconnect (the daemon's backoff, up to 30 s, is not the drain's).
-        wait_connected(drain, 40)
-        started = time.perf_counter()
-        peak = rss_before
-        while True:
-            st = status(drain)["mqtt"]
-            peak = max(peak, drain.rss_mb())
-            if st["connected"] and st["backlog"] == 0:
-                break
-            if time.perf_counter() - started > 300:
-                raise SystemExit(f"the backlog did not drain: {st}")
-            time.sleep(0.005)
-        drained = time.perf_counter() - started
-        time.sleep(1.5)  # the heap trim after a drain runs on the daemon's one-second timer
-        rss_after = drain.rss_mb()
+        publisher = os.path.join(BUILD, "mqtt-publisher")
+        rss = None
+        for r in range(drain_rounds):
+            for subscribed in ((False, True) if r % 2 == 0 else (True, False)):
+                shape = "drain sub" if subscribed else "drain"
+                start = os.path.getsize(log) if os.path.exists(log) else 0
+                bench.load("count", drain.sock, lines, drain_taps, 1000)
+                time.sleep(0.05)
+                records = os.path.join(work, "drain-round.jsonl")
+                with open(log, "rb") as f:
+                    f.seek(start)
+                    held = f.read()
+                with open(records, "wb") as f:
+                    f.write(held)
+                count = held.count(b"\n")
+                rss_before = drain.rss_mb()
+                away.start()
+                if subscribed:
+                    subscribers.append(subprocess.Popen(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(away.port), "-V", "mqttv5", "-q", "1",
+                                                         "-t", "tapgrid/+/events"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                    time.sleep(0.1)
+                # Timed from the reconnect (the daemon's backoff is not the drain's).
+                deadline = time.time() + 40
+                while not status(drain).get("mqtt", {}).get("connected"):
+                    if time.time() > deadline:
+                        raise SystemExit("the drain daemon did not reconnect")
+                    time.sleep(0.002)
+                started = time.perf_counter()
+                peak = rss_before
+                while True:
+                    st = status(drain)["mqtt"]
+                    if st["backlog"] == 0:
+                        break
+                    peak = max(peak, drain.rss_mb())
+                    if time.perf_counter() - started > 300:
+                        raise SystemExit(f"the backlog did not drain: {st}")
+                    time.sleep(0.002)
+                add(shape, "tapgridd", count / (time.perf_counter() - started))
+                c = json.loads(subprocess.run([publisher, "127.0.0.1", str(away.port), "tapgrid/c/events", records, "100"],
+                                              capture_output=True, text=True, check=True).stdout)
+                add(shape, "C", c["messages"] / c["seconds"])
+                time.sleep(1.5)  # the heap trim after a drain runs on the daemon's one-second timer
+                rss = (rss_before, peak, drain.rss_mb())
+                for p_ in subscribers:
+                    p_.kill()
+                    p_.wait()
+                subscribers = []
+                away.stop()
+                while status(drain).get("mqtt", {}).get("connected"):
+                    time.sleep(0.01)
+                bench.progress(f"round {r + 1} {shape}: " + ", ".join(f"{n} {v[-1]:,.0f}" for n, v in samples[shape].items()))
         drain.stop()
         servers = []
-        c = json.loads(subprocess.run([publisher, "127.0.0.1", str(away.port), "tapgrid/c/events", log, "100"],
-                                      capture_output=True, text=True, check=True).stdout)
-        ours, theirs = records / drained, c["messages"] / c["seconds"]
-        rows.append((f"backlog of {records:,} records drained, QoS 1, 100 in flight (records/s)", f"{theirs:,.0f}", f"{ours:,.0f}",
-                     f"{ours / theirs:.2f}x", ">=0.8x C"))
-        rows.append(("RSS before / peak / after the drain (MB)", "-", f"{rss_before:.1f} / {peak:.1f} / {rss_after:.1f}", "-", "flat"))
 
-        # 3. A group command to 20 daemons.
+        # 5. A group command to 20 daemons.
         count = 3 if quick else 20
         runs = 5 if quick else 50
         group = Broker(work, free_port())
@@ -264,26 +397,57 @@ def main():
                 seen.add(topic)
                 latencies.append((time.perf_counter() - sent) * 1000)
             alls.append((time.perf_counter() - sent) * 1000)
+        loads.append(bench.load_average())
+
+        # The table: medians, tapgridd / reference, and the range of that ratio over the rounds
+        # (each round's pair was taken side by side: the spread is how noisy the figure was).
+        def row(label, shape, a, b, target, digits=0, lower_is_better=False):
+            x, y = samples[shape][a], samples[shape][b]
+            ratios = [q / p for p, q in zip(x, y)]
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if len(ratios) > 1 else "-"
+            rows.append((label, f"{statistics.median(x):,.{digits}f}", f"{statistics.median(y):,.{digits}f}",
+                         f"{statistics.median(y) / statistics.median(x):.2f}x", spread, target))
+
+        row("request/response, 1 client, MQTT on (taps/s)", "rr1", "C", "tapgridd", ">=0.9x")
+        row("request/response, 4 clients, MQTT on (taps/s)", "rr4", "C", "tapgridd", ">=0.9x")
+        row(f"pipelined, {piped_taps:,} taps in batches of 1,000, MQTT on (taps/s)", "pipe", "C", "tapgridd", ">=0.9x")
+        row("request/response, 1 client, MQTT off (taps/s)", "rr1", "C off", "tapgridd off", "")
+        row("request/response, 4 clients, MQTT off (taps/s)", "rr4", "C off", "tapgridd off", "")
+        row(f"pipelined, {piped_taps:,} taps, MQTT off (taps/s)", "pipe", "C off", "tapgridd off", "")
+        for rate in rates:
+            note = "".join(f" ({n} kept {behind[(rate, n)]:.0%})" for n in ("C", "tapgridd") if behind[(rate, n)] < 0.97)
+            row(f"CPU per tap at {rate:,} taps/s, MQTT on (us){note}", f"cpu{rate}", "C", "tapgridd", "<=1.1x", 2)
+        for rate, count_ in shapes:
+            c_, t_ = latency[(rate, "C")], latency[(rate, "tapgridd")]
+            rows.append((f"tap to broker at {rate:,} taps/s, {len(t_):,} taps (ms, p50 / p99)",
+                         f"{percentile(c_, 0.5) / 1000:.2f} / {percentile(c_, 0.99) / 1000:.2f}",
+                         f"{percentile(t_, 0.5) / 1000:.2f} / {percentile(t_, 0.99) / 1000:.2f}",
+                         f"{percentile(t_, 0.5) / percentile(c_, 0.5):.2f}x / {percentile(t_, 0.99) / percentile(c_, 0.99):.2f}x", "-", ""))
+        row(f"backlog of {drain_taps:,} records drained, QoS 1, 100 in flight, no subscriber (records/s)", "drain", "C", "tapgridd", ">=0.8x C")
+        row(f"backlog of {drain_taps:,} records drained, QoS 1, 100 in flight, a subscriber (records/s)", "drain sub", "C", "tapgridd", ">=0.8x C")
+        rows.append(("RSS before / peak / after the drain (MB)", "-", " / ".join(f"{v:.1f}" for v in rss), "-", "-", "flat"))
         latencies.sort()
-        p = lambda q, v: v[min(len(v) - 1, int(q * len(v)))]
         rows.append((f"group command to {count} daemons, each node's result (ms, p50 / p99)", "-",
-                     f"{statistics.median(latencies):.2f} / {p(0.99, latencies):.2f}", "-", ""))
+                     f"{statistics.median(latencies):.2f} / {percentile(latencies, 0.99):.2f}", "-", "-", ""))
         alls.sort()
         rows.append((f"group command to {count} daemons, the last node's result (ms, p50 / p99)", "-",
-                     f"{statistics.median(alls):.2f} / {p(0.99, alls):.2f}", "-", ""))
+                     f"{statistics.median(alls):.2f} / {percentile(alls, 0.99):.2f}", "-", "-", ""))
     finally:
         for s in servers:
             s.stop()
-        for p_ in procs:
+        for p_ in subscribers:
             p_.kill()
         for b in brokers:
             b.stop()
         shutil.rmtree(work, ignore_errors=True)
-    headers = ("fleet (MQTT)", "reference", "tapgridd", "ratio", "target")
-    widths = [max(len(r[i]) for r in rows + [headers]) for i in range(5)]
-    print(f"tapgridd on a mosquitto broker ({'quick: ' if quick else ''}{os.cpu_count()} CPUs; reference: the same daemon with MQTT off, or the C publisher)")
+    headers = ("fleet (MQTT)", "reference", "tapgridd", "ratio", "rounds", "target")
+    widths = [max(len(r[i]) for r in rows + [headers]) for i in range(len(headers))]
+    print(f"tapgridd on a mosquitto broker ({'quick: ' if quick else ''}medians of {rounds} interleaved round{'s' if rounds > 1 else ''}, "
+          f"drains {drain_rounds}; reference: Benchmarks/limit-server.c --log [--mqtt], the drain's Benchmarks/mqtt-publisher.c; "
+          f"ratio = tapgridd / reference, rounds = its range over the rounds; {os.cpu_count()} CPUs, "
+          f"load average {loads[0]:.1f} at the start, {loads[-1]:.1f} at the end)")
     for r in [headers] + rows:
-        print("  ".join(c.ljust(widths[i]) if i in (0, 4) else c.rjust(widths[i]) for i, c in enumerate(r)).rstrip())
+        print("  ".join(c.ljust(widths[i]) if i in (0, len(headers) - 1) else c.rjust(widths[i]) for i, c in enumerate(r)).rstrip())
 
 
 if __name__ == "__main__":

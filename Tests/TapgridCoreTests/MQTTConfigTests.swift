@@ -87,7 +87,7 @@ import Testing
         (#"{"broker": "h:1", "tls": {"certFile": "c"}}"#, #"t.json: mqtt.tls: a client certificate ("certFile") needs its key ("keyFile")"#),
         (#"{"broker": "h:1", "tls": {"caFile": 1}}"#, #"t.json: mqtt.tls.caFile: expected a file path (a non-empty string), found 1"#),
         (#"{"broker": "h:1", "keepaliveSeconds": 1}"#, #"t.json: mqtt.keepaliveSeconds: expected an integer from 5 to 65535 (seconds), found 1"#),
-        (#"{"broker": "h:1", "accept": ["tapp"]}"#, #"t.json: mqtt.accept[0]: expected one of "tap", "hit", "use", "reload", "status", "layouts", "set", "load", "unload", found "tapp"; did you mean "tap"?"#),
+        (#"{"broker": "h:1", "accept": ["tapp"]}"#, #"t.json: mqtt.accept[0]: expected one of "tap", "hit", "use", "reload", "status", "layouts", "set", "load", "unload", "wake", "screen", found "tapp"; did you mean "tap"?"#),
         (#"{"broker": "h:1", "maxAgeSeconds": 0}"#, #"t.json: mqtt.maxAgeSeconds: expected a number of seconds > 0 (at most 86400), found 0"#),
         (#"{"broker": "h:1", "homeAssistant": {"prefix": "home/assistant"}}"#, #"t.json: mqtt.homeAssistant.prefix: expected a prefix name of 1-64 characters of A-Z, a-z, 0-9, _ and -, found "home/assistant""#),
     ])

@@ -86,6 +86,17 @@ extension ControlRequest.Load {
     }
 }
 
+extension ScreenState {
+    /// `{"op":"screen","state":"off"}`: the `screen` request that sets this state, without its `\n`
+    /// (docs/screen.md; `tapgrid screen` sends it, the router reads `state` back).
+    public var requestJSON: [UInt8] {
+        var object = JSONObjectWriter(.compact)
+        object.string("op", Request.Op.screen.name)
+        object.string("state", name.description)
+        return object.bytes
+    }
+}
+
 extension ControlRequest {
     /// `{"op":"layouts","state":true}`: every layout with each grid's cell state, without its `\n`.
     public static var layoutsWithStateJSON: [UInt8] {

@@ -1,7 +1,8 @@
 /// The `status` reply, written and read by this one type:
 /// `{"uptime":12.5,"generation":3,"layout":"home","taps":42,"outcomes":{"dispatched":40,"miss":2},
 /// "children":0,"queued":0,"clients":1,"eventLog":{"path":"/var/log/tapgrid/events.jsonl","ok":true}}`
-/// (`error` in `eventLog` while it fails). Read back, a field the reply lacks is nil.
+/// (`error` in `eventLog` while it fails), then the blocks of what the config has (`mqtt`, `panel`,
+/// `screen`). Read back, a field the reply lacks is nil.
 public struct StatusReply: Sendable, Equatable {
     /// One outcome's count, in the order written (`Outcome.allCases`' order, counts above zero).
     public struct OutcomeCount: Sendable, Equatable {
@@ -88,6 +89,12 @@ public struct StatusReply: Sendable, Equatable {
     public var mqtt: MQTT? = nil
     /// The browser panel; nil without `panel` in the config (or when it could not start).
     public var panel: Panel? = nil
+    /// The screen (docs/screen.md), as the `wake` and `screen` replies show it too:
+    /// `"screen":{"state":"off","since":1765012984.5,"backlight":{"path":"/sys/class/backlight/x",
+    /// "value":0,"error":null}}`. `since` is wall-clock time, seconds since 1970 UTC (not uptime: the
+    /// `wake` and `screen` replies carry no uptime to count from, and `tapgrid` prints it as a
+    /// clock time); `backlight` is null without one. nil without `screen` in the config.
+    public var screen: ScreenStatus? = nil
     /// The node's name and the daemon's version: only in the status the fleet publishes.
     public var node: String? = nil
     public var version: String? = nil
@@ -135,6 +142,7 @@ public struct StatusReply: Sendable, Equatable {
                 address: block["address"]?.stringValue ?? "", streams: block["streams"]?.int64Value ?? 0,
                 sessions: block["sessions"]?.int64Value ?? 0, requests: block["requests"]?.int64Value ?? 0)
         }
+        screen = ScreenStatus(value["screen"])
         node = value["node"]?.stringValue
         version = value["version"]?.stringValue
     }
@@ -180,6 +188,7 @@ public struct StatusReply: Sendable, Equatable {
                 block.int("requests", panel.requests)
             }
         }
+        if let screen { object.object("screen") { screen.write(into: &$0) } }
         if let node { object.string("node", node) }
         if let version { object.string("version", version) }
         out.append(object.bytes)

@@ -66,7 +66,7 @@ public struct HitOptions: Sendable, Equatable {
     }
 }
 
-/// Options of `tapgrid status` and `tapgrid reload`.
+/// Options of `tapgrid status`, `tapgrid reload` and `tapgrid wake`.
 public struct ControlOptions: Sendable, Equatable {
     public var socket: String?
     /// `--config`: a config whose `socket.path` locates the daemon (after `--socket` and `$TAPGRID_SOCKET`).
@@ -89,6 +89,26 @@ public struct UseOptions: Sendable, Equatable {
 
     public init(layout: String, socket: String? = nil, config: String? = nil, json: Bool = false) {
         self.layout = layout
+        self.socket = socket
+        self.config = config
+        self.json = json
+    }
+}
+
+/// The states `tapgrid screen` sets (docs/screen.md): the names of the core's `ScreenState`.
+public enum ScreenTarget: String, Sendable, Equatable, CaseIterable {
+    case on, dim, off
+}
+
+/// Options of `tapgrid screen STATE`.
+public struct ScreenOptions: Sendable, Equatable {
+    public var state: ScreenTarget
+    public var socket: String?
+    public var config: String?
+    public var json: Bool
+
+    public init(state: ScreenTarget, socket: String? = nil, config: String? = nil, json: Bool = false) {
+        self.state = state
         self.socket = socket
         self.config = config
         self.json = json
@@ -220,7 +240,7 @@ public struct ReplayOptions: Sendable, Equatable {
 
 /// The subcommands of `tapgrid`, in help order.
 public enum CLISubcommand: String, Sendable, Equatable, CaseIterable {
-    case tap, touch, hit, status, reload, use, set, load, unload, check, show, replay
+    case tap, touch, hit, status, reload, use, set, load, unload, wake, screen, check, show, replay
 
     /// The exact `tapgrid <sub> --help` text (ends with one newline).
     public var helpText: String { spec.helpText }
@@ -244,6 +264,8 @@ public enum CLICommand: Sendable, Equatable {
     case set(SetOptions)
     case load(LoadOptions)
     case unload(UseOptions)
+    case wake(ControlOptions)
+    case screen(ScreenOptions)
     case check(CheckOptions)
     case show(ShowOptions)
     case replay(ReplayOptions)
@@ -357,6 +379,13 @@ public enum CLICommand: Sendable, Equatable {
                 UseOptions(
                     layout: p.string("layout") ?? "", socket: p.string("socket"), config: p.string("config"),
                     json: p.flag("json")))
+        case .wake:
+            return .wake(ControlOptions(socket: p.string("socket"), config: p.string("config"), json: p.flag("json")))
+        case .screen:
+            return .screen(
+                ScreenOptions(
+                    state: p.string("state").flatMap(ScreenTarget.init(rawValue:)) ?? .on, socket: p.string("socket"),
+                    config: p.string("config"), json: p.flag("json")))
         case .check:
             return .check(CheckOptions(config: p.string("config")))
         case .show:
@@ -428,6 +457,8 @@ extension CLISubcommand {
         case .set: return CLISpecs.set
         case .load: return CLISpecs.load
         case .unload: return CLISpecs.unload
+        case .wake: return CLISpecs.wake
+        case .screen: return CLISpecs.screen
         case .check: return CLISpecs.check
         case .show: return CLISpecs.show
         case .replay: return CLISpecs.replay
@@ -593,6 +624,22 @@ enum CLISpecs {
             .flag("json", help: "Print the daemon's reply as JSON."),
         ],
         docs: [DocPages.cellState])
+
+    static let wake = CommandSpec(
+        path: ["tapgrid", "wake"],
+        abstract: "Light the daemon's screen, as a touch would without pressing anything; its dim and off timers start again.",
+        arguments: [controlSocket, controlConfig, .flag("json", help: "Print the daemon's reply as JSON.")],
+        docs: [DocPages.screen])
+
+    static let screen = CommandSpec(
+        path: ["tapgrid", "screen"],
+        abstract: "Turn the daemon's screen on, dim it, or turn it off until a touch or a wake.",
+        arguments: [
+            .positional("state", .oneOf(ScreenTarget.allCases.map(\.rawValue)), help: "The screen's new state."),
+            controlSocket, controlConfig,
+            .flag("json", help: "Print the daemon's reply as JSON."),
+        ],
+        docs: [DocPages.screen])
 
     static let check = CommandSpec(
         path: ["tapgrid", "check"],

@@ -93,12 +93,16 @@ public enum CompletionScripts {
 
             """
         for (name, spec) in subcommands {
-            let positionalFiles = spec.arguments.contains { $0.isPositional && $0.completion == .files }
+            let positionals = spec.arguments.filter(\.isPositional).map(\.completion)
             text += "        \(name))\n"
             text += bashValueCases(options(of: spec), indent: 12) + "\n"
             text += "            if [[ $cur == -* ]]; then\n"
             text += "                _tapgrid_words '\(options(of: spec).map { "--" + $0.key }.joined(separator: " "))'\n"
-            if positionalFiles { text += "            else\n                _tapgrid_files\n" }
+            if positionals.contains(.files) {
+                text += "            else\n                _tapgrid_files\n"
+            } else if case .words(let words)? = positionals.first(where: { $0 != .nothing }) {
+                text += "            else\n                _tapgrid_words '\(words.joined(separator: " "))'\n"
+            }
             text += "            fi ;;\n"
         }
         text += """
@@ -277,7 +281,11 @@ public enum CompletionScripts {
             let condition = "__tapgrid_using \(name)"
             for argument in spec.arguments {
                 if argument.isPositional {
-                    if argument.completion == .files { text += "complete -c tapgrid -n \(fishQuoted(condition)) -F\n" }
+                    switch argument.completion {
+                    case .nothing: break
+                    case .files: text += "complete -c tapgrid -n \(fishQuoted(condition)) -F\n"
+                    case .words(let words): text += "complete -c tapgrid -n \(fishQuoted(condition)) -a \(fishQuoted(words.joined(separator: " ")))\n"
+                    }
                 } else {
                     text += fishOption(argument, condition: condition)
                 }

@@ -11,6 +11,7 @@ enum DocPages {
     static let touch = "docs/touch.md"
     static let eventLogAndReplay = "docs/event-log-and-replay.md"
     static let panel = "docs/panel.md"
+    static let screen = "docs/screen.md"
     static let fleet = "docs/fleet.md"
     static let systemdAndInstall = "docs/systemd-and-install.md"
 
@@ -28,6 +29,7 @@ enum DocPages {
         (touch, "Touch contacts and tap classes (tap, long, hold, double); touchscreens through libinput."),
         (eventLogAndReplay, "The event log's records and rotation; replay against a config or a daemon, and --dispatch."),
         (panel, "The browser panel: its keys, routes, guards and events; a kiosk."),
+        (screen, "The screen: dimming and turning off when idle, the waking touch, wake and screen, backlight and commands."),
         (fleet, "MQTT: the mqtt block, topics, commands, pushed layouts, Home Assistant, outages."),
         (systemdAndInstall, "make install, the units, their sandbox and drop-ins, the journal, log rotation."),
     ]

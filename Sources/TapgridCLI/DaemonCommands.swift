@@ -3,7 +3,7 @@ import TapgridConfig
 import TapgridCore
 import TapgridSystem
 
-/// `tap`, `hit`, `status`, `reload`, `use`: one request to the daemon, one reply.
+/// `tap`, `hit`, `status`, `reload`, `use`, `wake`, `screen`: one request to the daemon, one reply.
 struct DaemonCommands {
     let console: Console
 
@@ -99,7 +99,22 @@ struct DaemonCommands {
     func control(op: Request.Op, options: ControlOptions) -> Int32 {
         guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
         let result = exchange(Request(op: op), socket: socket)
-        return finish(result, json: options.json, human: op == .status ? HumanReply.status : HumanReply.reload)
+        return finish(result, json: options.json, human: op == .status ? { HumanReply.status($0, time: .system()) } : HumanReply.reload)
+    }
+
+    /// `tapgrid wake`: `screen on (since 12:03:04)`.
+    func wake(_ options: ControlOptions) -> Int32 {
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
+        let result = exchange(Request(op: .wake), socket: socket)
+        return finish(result, json: options.json) { HumanReply.screen($0, time: .system()) }
+    }
+
+    /// `tapgrid screen off`: `screen off (since 12:03:04)`.
+    func screen(_ options: ScreenOptions) -> Int32 {
+        guard let socket = socketPath(options.socket, config: options.config) else { return TapgridCLIMain.failure }
+        let state = ScreenState(name: options.state.rawValue) ?? .on
+        let result = exchange(line: state.requestJSON + [0x0A], socket: socket)
+        return finish(result, json: options.json) { HumanReply.screen($0, time: .system()) }
     }
 
     func use(_ options: UseOptions) -> Int32 {
@@ -133,7 +148,8 @@ enum HumanReply {
         return HumanText.hit(layout: reply.layout ?? "-", grid: reply.hit.map(HitGrid.init), handler: reply.handler)
     }
 
-    static func status(_ reply: JSONValue) -> String {
+    /// - Parameter time: how `screen`'s `since` is shown.
+    static func status(_ reply: JSONValue, time: LocalTime) -> String {
         let status = StatusReply(reply)
         func text(_ value: Int64?) -> String { value.map { String($0) } ?? "-" }
         var lines = [
@@ -154,9 +170,27 @@ enum HumanReply {
         if let panel = status.panel {
             lines.append("panel: \(panel.address)  streams: \(panel.streams)  sessions: \(panel.sessions)  requests: \(panel.requests)")
         }
+        if let screen = status.screen {
+            lines.append("screen: \(screen.state) since \(time.text(screen.since))" + backlight(screen))
+        }
         return lines.joined(separator: "\n")
     }
 
     static func reload(_ reply: JSONValue) -> String { "reloaded: generation \(text(reply["generation"]))" }
+
+    /// The reply to `wake` and `screen`: `screen off (since 12:03:04)`, then the backlight as
+    /// `status` shows it.
+    static func screen(_ reply: JSONValue, time: LocalTime) -> String {
+        guard let screen = ScreenStatus(reply["screen"]) else { return "screen -" }
+        return "screen \(screen.state) (since \(time.text(screen.since)))" + backlight(screen)
+    }
+
+    /// `, backlight 0 (/sys/class/backlight/x)`, `, backlight: <why it cannot be written>`, or
+    /// `, backlight - (/sys/...)` before a value was written; nothing without a backlight.
+    static func backlight(_ screen: ScreenStatus) -> String {
+        guard let path = screen.backlightPath else { return "" }
+        if let error = screen.backlightError { return ", backlight: \(error)" }
+        return ", backlight \(screen.backlightValue.map { String($0) } ?? "-") (\(path))"
+    }
 
 }

@@ -51,6 +51,10 @@ public enum TapgridCLIMain {
             return CellCommands(console: console).load(options)
         case .unload(let options):
             return CellCommands(console: console).unload(options)
+        case .wake(let options):
+            return DaemonCommands(console: console).wake(options)
+        case .screen(let options):
+            return DaemonCommands(console: console).screen(options)
         case .replay(let options):
             if let code = replayPreflight(options, console: console) { return code }
             return ReplayCommand(console: console).run(options)

@@ -18,6 +18,16 @@ public enum Clock {
         return (Int64(ts.tv_sec), Int64(ts.tv_nsec))
     }
 
+    /// How far the local time zone is ahead of UTC at a wall-clock time (seconds since 1970 UTC),
+    /// in seconds, daylight saving included: `tm_gmtoff` of `localtime_r` (the zone is `$TZ`, else
+    /// `/etc/localtime`). 0 when the time cannot be converted. For times shown to people (`tapgrid`).
+    public static func utcOffsetSeconds(at seconds: Int64) -> Int {
+        var time = time_t(seconds)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return 0 }
+        return Int(parts.tm_gmtoff)
+    }
+
     /// Sleeps the calling thread (the CLI's pauses; never the daemon's loop).
     /// The corresponding C function is `nanosleep`.
     public static func sleep(nanoseconds: UInt64) {

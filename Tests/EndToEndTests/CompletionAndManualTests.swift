@@ -38,6 +38,7 @@ import TapgridTestSupport
         "tapgrid check ex", "tapgrid replay ev", "tapgrid replay e.jsonl --s", "tapgrid hit 1 2 --socket no", "tapgrid help re",
         "tapgrid un", "tapgrid set home mute --active ", "tapgrid set home mute --clear ", "tapgrid set home mute --clear text --cl",
         "tapgrid load promo ex", "tapgrid load promo p.json --ch", "tapgrid show --format svg --so",
+        "tapgrid wa", "tapgrid sc", "tapgrid screen ", "tapgrid screen --j", "tapgrid help sc",
     ]
 
     /// The same answers in every shell (zsh leaves out options already given and excluded ones).
@@ -59,6 +60,11 @@ import TapgridTestSupport
         "tapgrid load promo ex": ["examples.json"],
         "tapgrid load promo p.json --ch": ["--check"],
         "tapgrid show --format svg --so": ["--socket"],
+        "tapgrid wa": ["wake"],
+        "tapgrid sc": ["screen"],
+        "tapgrid screen ": ["dim", "off", "on"],
+        "tapgrid screen --j": ["--json"],
+        "tapgrid help sc": ["screen"],
     ]
 
     @Test(.enabled(if: installed("/bin/bash"))) func bash() throws {

@@ -41,6 +41,10 @@ SUBCOMMANDS:
                           instead.
   unload                  Remove a layout pushed with load; a config layout of
                           that name comes back.
+  wake                    Light the daemon's screen, as a touch would without
+                          pressing anything; its dim and off timers start again.
+  screen                  Turn the daemon's screen on, dim it, or turn it off
+                          until a touch or a wake.
   check                   Validate a config file and its layouts; print errors
                           and warnings, exit 1 on any error.
   show                    Print a layout's resolved grids as a table, JSON or
@@ -287,6 +291,55 @@ OPTIONS:
   -h, --help              Show help information.
 
   Reference: docs/cell-state.md
+""" + "\n")
+    }
+
+    @Test func wakeHelp() {
+        #expect(CLISubcommand.wake.helpText == """
+OVERVIEW: Light the daemon's screen, as a touch would without pressing
+anything; its dim and off timers start again.
+
+USAGE: tapgrid wake [--socket <path>] [--config <path>] [--json]
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+
+  Reference: docs/screen.md
+""" + "\n")
+    }
+
+    @Test func screenHelp() {
+        #expect(CLISubcommand.screen.helpText == """
+OVERVIEW: Turn the daemon's screen on, dim it, or turn it off until a touch or
+a wake.
+
+USAGE: tapgrid screen <state> [--socket <path>] [--config <path>] [--json]
+
+ARGUMENTS:
+  <state>                 The screen's new state. (values: on, dim, off)
+
+OPTIONS:
+  --socket <path>         Socket of the running daemon. (default:
+                          $TAPGRID_SOCKET, the --config file's socket.path,
+                          $RUNTIME_DIRECTORY/tapgrid.sock,
+                          $XDG_RUNTIME_DIR/tapgrid.sock or
+                          /run/tapgrid/tapgrid.sock)
+  --config <path>         Find the daemon's socket from this config's
+                          socket.path (used after --socket and $TAPGRID_SOCKET).
+  --json                  Print the daemon's reply as JSON.
+  --version               Show the version.
+  -h, --help              Show help information.
+
+  Reference: docs/screen.md
 """ + "\n")
     }
 

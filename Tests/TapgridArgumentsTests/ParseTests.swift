@@ -59,6 +59,12 @@ import Testing
          .load(LoadOptions(name: "promo", file: "promo.json", check: true, config: "c.json"))),
         (["unload", "promo"], .unload(UseOptions(layout: "promo"))),
         (["unload", "promo", "--socket=/s", "--json"], .unload(UseOptions(layout: "promo", socket: "/s", json: true))),
+        // wake, screen
+        (["wake"], .wake(ControlOptions())),
+        (["wake", "--json", "--config", "c.json"], .wake(ControlOptions(config: "c.json", json: true))),
+        (["screen", "off"], .screen(ScreenOptions(state: .off))),
+        (["screen", "--socket=/s", "dim", "--json"], .screen(ScreenOptions(state: .dim, socket: "/s", json: true))),
+        (["screen", "on", "--config", "c.json"], .screen(ScreenOptions(state: .on, config: "c.json"))),
         // check
         (["check"], .check(CheckOptions())),
         (["check", "examples/tapgrid.json"], .check(CheckOptions(config: "examples/tapgrid.json"))),

@@ -16,6 +16,8 @@ import Testing
     static let replayUsage =
         "tapgrid replay <events> [--config <path> | --socket <path>] [--dispatch] [--speed <factor>] [--json]"
     static let useUsage = "tapgrid use <layout> [--socket <path>] [--config <path>] [--json]"
+    static let wakeUsage = "tapgrid wake [--socket <path>] [--config <path>] [--json]"
+    static let screenUsage = "tapgrid screen <state> [--socket <path>] [--config <path>] [--json]"
     static let rootUsage = "tapgrid <subcommand>"
 
     /// (arguments, message, usage line, command whose --help is suggested)
@@ -25,15 +27,15 @@ import Testing
         (["-x"], "Unknown option '-x'", rootUsage, "tapgrid"),
         (["--socket", "/s", "status"], "Unknown option '--socket'", rootUsage, "tapgrid"),
         (["--"], "Missing expected argument '<subcommand>'", rootUsage, "tapgrid"),
-        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
-        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'wake', 'screen', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["help", "frobnicate"], "Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'wake', 'screen', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         // a mistyped subcommand: a swap, a missing or extra letter, a unique prefix
         (["stauts"], "Unknown subcommand 'stauts'; did you mean 'status'?", rootUsage, "tapgrid"),
         (["chek", "c.json"], "Unknown subcommand 'chek'; did you mean 'check'?", rootUsage, "tapgrid"),
         (["taps", "1", "2"], "Unknown subcommand 'taps'; did you mean 'tap'?", rootUsage, "tapgrid"),
         (["rep", "e.jsonl"], "Unknown subcommand 'rep'; did you mean 'replay'?", rootUsage, "tapgrid"),
         (["help", "shwo"], "Unknown subcommand 'shwo'; did you mean 'show'?", rootUsage, "tapgrid"),
-        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
+        (["re"], "Unknown subcommand 're'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'wake', 'screen', 'check', 'show' and 'replay'", rootUsage, "tapgrid"),
         (["--verison"], "Unknown option '--verison'; did you mean '--version'?", rootUsage, "tapgrid"),
         (["help", "tap", "extra"], "Unexpected argument 'extra'", rootUsage, "tapgrid"),
         // unknown options
@@ -152,6 +154,12 @@ import Testing
         (["load", "promo", "p.json", "--check", "--json"],
          "'--check' and '--json' cannot be combined; --check prints a report, as tapgrid check does", loadUsage, "tapgrid load"),
         (["unload"], "Missing expected argument '<layout>'", unloadUsage, "tapgrid unload"),
+        // wake, screen
+        (["wake", "off"], "Unexpected argument 'off'", wakeUsage, "tapgrid wake"),
+        (["screen"], "Missing expected argument '<state>'", screenUsage, "tapgrid screen"),
+        (["screen", "bright"], "The value 'bright' is invalid for '<state>'. Please provide one of 'on', 'dim' or 'off'.",
+         screenUsage, "tapgrid screen"),
+        (["screen", "off", "dim"], "Unexpected argument 'dim'", screenUsage, "tapgrid screen"),
         // show --socket: the daemon's layout, drawn as SVG
         (["show", "--socket", "/s"],
          "'--socket <path>' only applies to '--format svg'; add --format svg to draw the daemon's layout with its cell state",
@@ -221,7 +229,7 @@ import Testing
         let root = try #require(throws: UsageError.self) { try CLICommand.parse(["frobnicate"]) }
         #expect(
             root.description == """
-                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'check', 'show' and 'replay'
+                Error: Unknown subcommand 'frobnicate'; the subcommands are 'tap', 'touch', 'hit', 'status', 'reload', 'use', 'set', 'load', 'unload', 'wake', 'screen', 'check', 'show' and 'replay'
                 Usage: tapgrid <subcommand>
                   See 'tapgrid --help' for more information.
                 """)

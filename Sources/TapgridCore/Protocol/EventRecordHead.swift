@@ -52,7 +52,7 @@ public final class EventRecordHead {
 
     /// Year, month and day of a day count since 1970-01-01 in the proleptic Gregorian calendar
     /// (Howard Hinnant's `civil_from_days`, public domain: eras of 400 years of 146,097 days).
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -19,17 +19,9 @@ extension Fleet {
             for grid in layout.tree.nodes.indices {
                 let state = engine.cellState(layout: layoutIndex, grid: grid)
                 guard !state.isEmpty, let topic = cellTopic(state: true, layout: layoutIndex, grid: grid) else { continue }
-                publish(topic, Self.statePayload(state), retain: true)
+                publish(topic, state.jsonObject, retain: true)
             }
         }
-    }
-
-    /// `{"text":..,"active":..,"value":..,"enabled":..}`.
-    static func statePayload(_ state: CellState) -> [UInt8] {
-        var out: [UInt8] = [0x7B]
-        state.appendFields(to: &out)
-        out.append(0x7D)
-        return out
     }
 
     /// The status reply with `node` and `version`, when it changed (uptime aside) or `force`.

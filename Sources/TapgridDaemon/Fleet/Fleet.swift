@@ -215,7 +215,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {
         // While not connected, nothing: every state is published on connect.
         guard link.isConnected, let topic = cellTopic(state: true, layout: layout, grid: grid, active: active) else { return }
-        publish(topic, Self.statePayload(state), retain: true)
+        publish(topic, state.jsonObject, retain: true)
     }
 
     func publishHandlerMessage(_ decision: TapDecision) -> Bool {

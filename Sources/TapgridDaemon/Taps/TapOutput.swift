@@ -17,6 +17,8 @@ final class TapOutput {
     let eventLog: EventLog
     let log: LogSink
     let supervisor: ChildSupervisor
+    /// JSON's `null`: the source of a stream no one named (written by the core's writer).
+    private static let nullSource = Array(JSONValue.null.compactJSON.utf8)
     /// `"socket"`: the source of socket clients' contacts, as a JSON string.
     private let socketSource = TapOutput.jsonString("socket")
     /// The source of the contacts of connections that are not socket clients (a panel session's
@@ -266,7 +268,7 @@ final class TapOutput {
 
     private func source(_ stream: Int) -> [UInt8] {
         if stream > 0 { return connectionSources.isEmpty ? socketSource : connectionSources[stream] ?? socketSource }
-        return touchscreenSources[stream] ?? Array("null".utf8)
+        return touchscreenSources[stream] ?? Self.nullSource
     }
 
     /// A connection that is not a socket client sends contacts: they are recorded with its source.

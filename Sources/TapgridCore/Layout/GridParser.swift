@@ -10,6 +10,7 @@ public struct GridParser {
         "rows", "cols", "size", "padding", "spacing", "space", "gravity", "placeholder", "anchor", "overlap",
         "tag", "action", "action-data", "top-borderline", "left-borderline", "bottom-borderline",
         "right-borderline", "name", "matrix", "toggle", "text", "icon", "style",
+        "slider",
     ]
 
     let layout: String
@@ -21,6 +22,7 @@ public struct GridParser {
     var styles: [GridStyle] = []
     var wrapSizes: [Double] = []
     var borderlines: [Int32: [Borderline]] = [:]
+    var sliders: [Int32: SliderSpec] = [:]
     var looks: [GridLook] = []
     var diagnostics = Diagnostics()
     /// Per grid: whether it wrote a `size` key (a missing one is a fill, which matters inside wraps).
@@ -89,7 +91,7 @@ public struct GridParser {
             }
         }
         if hasWrap && !diagnostics.hasErrors { resolveWraps() }
-        return GridTree(nodes: nodes, infos: infos, matrices: matrices, styles: styles, borderlines: borderlines, looks: looks, wrapSizes: wrapSizes)
+        return GridTree(nodes: nodes, infos: infos, matrices: matrices, styles: styles, borderlines: borderlines, looks: looks, wrapSizes: wrapSizes, sliders: sliders)
     }
 
     /// Appends `count` child slots for `parent`; false (with an error) past the grid limit.
@@ -221,6 +223,10 @@ public struct GridParser {
                 if readLook(key, value, into: &look, node: node) { lookKeys.append(key) }
             case "matrix":
                 matrixValue = value
+            case "slider":
+                guard let slider = readSlider(value, node: node) else { continue }
+                sliders[Int32(node)] = slider
+                hasInfo = true  // a hittable grid has an info slot
             default:
                 warning(node, "unknown key \(jsonEscaped(key)) ignored\(suggestion(for: key))")
             }
@@ -264,6 +270,10 @@ public struct GridParser {
 
         grid.hittable = isRoot ? (info.actionDataText != nil || info.action != nil)
             : (info.tag != 0 || info.actionDataText != nil || info.action != nil)
+        if sliders[Int32(node)] != nil {
+            grid.hittable = true
+            if info.toggle { warning(node, "\"toggle\" has no effect on a slider (its taps are change and release, never tap)") }
+        }
         if !lookKeys.isEmpty {
             if !grid.hittable {
                 warning(node, lookKeys.map { "\"\($0)\"" }.joined(separator: ", ") + " shown on hittable grids only (the panel draws those); give this grid a tag, action or action-data")

@@ -127,6 +127,8 @@ public struct GridTree: Sendable {
     /// For `wrap` grids, the size worked out from their children's extents; empty when the
     /// layout has no wrap grid, else indexed like `nodes`.
     public internal(set) var wrapSizes: [Double] = []
+    /// The `slider` of the grids that have one, by grid index (docs/touch.md "Sliders").
+    public internal(set) var sliders: [Int32: SliderSpec] = [:]
 
     public var count: Int { nodes.count }
 

@@ -2,7 +2,8 @@ import Testing
 
 @testable import TapgridCore
 
-/// The `slider` key of a grid and its exact messages (docs/touch.md "Sliders").
+/// The `slider` key of a grid (its exact messages) and the value a contact's position gives
+/// (docs/touch.md "Sliders"): hand-derived, no clock.
 @Suite struct SliderTests {
     typealias P = GridParserErrorTests
 
@@ -87,5 +88,102 @@ import Testing
         let (loaded, diagnostics) = parser.parse(document)
         #expect(loaded == nil)
         #expect(diagnostics.errors.map(\.description) == [#"t.json: layout "home", grid 1: "slider".step: expected a finite number > 0, found 0"#])
+    }
+
+    // MARK: - The value
+
+    static let volume = SliderSpec(min: 0, max: 100, step: 1)
+    /// 200 wide, 50 high, at (100, 20): horizontal unless told.
+    static let wide = Rect(x: 100, y: 20, width: 200, height: 50)
+    /// 50 wide, 200 high, at (10, 100): vertical unless told.
+    static let tall = Rect(x: 10, y: 100, width: 50, height: 200)
+
+    @Test(arguments: [
+        // (x, expected): left edge, quarter, middle, right edge (outside the half-open rect), beyond both ends.
+        (100.0, 0.0), (150, 25), (200, 50), (299, 99.5), (300, 100), (90, 0), (1000, 100), (-1e308, 0),
+    ])
+    func horizontalFromTheLeftEdge(x: Double, expected: Double) {
+        let slider = SliderSpec(min: 0, max: 100, step: 0.5)
+        #expect(slider.value(atX: x, y: 45, in: Self.wide, direction: .ltr) == expected)
+        // y does not matter, inside the rect or not.
+        #expect(slider.value(atX: x, y: -500, in: Self.wide, direction: .ltr) == expected)
+    }
+
+    @Test(arguments: [(300.0, 0.0), (250, 25), (200, 50), (100, 100), (310, 0), (0, 100)])
+    func rtlFromTheRightEdge(x: Double, expected: Double) {
+        let slider = SliderSpec(min: 0, max: 100, step: 0.5)
+        #expect(slider.value(atX: x, y: 45, in: Self.wide, direction: .rtl) == expected)
+    }
+
+    @Test(arguments: [(300.0, 0.0), (250, 25), (200, 50), (100, 100), (310, 0), (0, 100)])
+    func verticalFromTheBottomEdge(y: Double, expected: Double) {
+        let slider = SliderSpec(min: 0, max: 100, step: 0.5)
+        #expect(slider.value(atX: 30, y: y, in: Self.tall, direction: .ltr) == expected)
+        #expect(slider.value(atX: 30, y: y, in: Self.tall, direction: .rtl) == expected, "rtl does not turn a vertical slider")
+        #expect(slider.value(atX: 9999, y: y, in: Self.tall, direction: .ltr) == expected)
+    }
+
+    @Test func verticalDefaultsToTheRectsShape() {
+        let slider = Self.volume
+        #expect(slider.isVertical(in: Self.tall))
+        #expect(!slider.isVertical(in: Self.wide))
+        #expect(!slider.isVertical(in: Rect(x: 0, y: 0, width: 50, height: 50)), "a square is horizontal")
+        var told = slider
+        told.vertical = false
+        #expect(!told.isVertical(in: Self.tall))
+        #expect(told.value(atX: 35, y: 100, in: Self.tall, direction: .ltr) == 50, "across the tall rect when told so")
+        told.vertical = true
+        #expect(told.isVertical(in: Self.wide))
+        #expect(told.value(atX: 0, y: 45, in: Self.wide, direction: .ltr) == 50, "up the wide rect when told so")
+    }
+
+    @Test func roundedToStepsFromMin() {
+        // min 10, max 40, step 3: 10, 13, 16, ... 40; x / 10 + 10 along the 300-wide rect.
+        let slider = SliderSpec(min: 10, max: 40, step: 3)
+        let rect = Rect(x: 0, y: 0, width: 300, height: 10)
+        #expect(slider.value(atX: 190, y: 0, in: rect, direction: .ltr) == 28)  // 29: 6.33 steps
+        #expect(slider.value(atX: 165, y: 0, in: rect, direction: .ltr) == 28)  // 26.5: 5.5 steps, a tie, up
+        #expect(slider.value(atX: 150, y: 0, in: rect, direction: .ltr) == 25)  // 25: 5 steps
+        #expect(slider.value(atX: 164, y: 0, in: rect, direction: .ltr) == 25)  // 26.4: 5.47 steps
+        #expect(slider.rounded(11.5) == 13, "a tie (half a step) rounds up")
+        #expect(slider.rounded(11.4) == 10)
+        #expect(slider.rounded(39) == 40)
+        #expect(slider.rounded(-7) == 10, "clamped before rounding")
+        #expect(slider.rounded(.nan) == 10)
+        #expect(slider.rounded(.infinity) == 40)
+    }
+
+    @Test func aMaxThatIsNoStepGivesTheStepBelow() {
+        let slider = SliderSpec(min: 0, max: 10, step: 4)
+        #expect(slider.highestValue == 8)
+        #expect(slider.rounded(10) == 8, "12 would pass max")
+        #expect(slider.rounded(9.99) == 8)
+        #expect(slider.rounded(6) == 8, "a tie rounds up")
+        #expect(slider.rounded(5.9) == 4)
+        #expect(slider.value(atX: 1e9, y: 0, in: Self.wide, direction: .ltr) == 8)
+    }
+
+    @Test func decimalStepsHaveNoBinaryNoise() {
+        let slider = SliderSpec(min: 0, max: 1, step: 0.1)
+        let rect = Rect(x: 0, y: 0, width: 100, height: 10)
+        #expect(slider.value(atX: 30, y: 0, in: rect, direction: .ltr) == 0.3, "not 0.30000000000000004")
+        #expect(slider.value(atX: 70, y: 0, in: rect, direction: .ltr) == 0.7)
+        #expect(slider.value(atX: 100, y: 0, in: rect, direction: .ltr) == 1)
+        #expect(SliderSpec(min: -0.3, max: 0.3, step: 0.1).rounded(0.1) == 0.1)
+        #expect(SliderSpec(min: 0.05, max: 1, step: 0.05).rounded(0.35) == 0.35)
+        #expect(SliderSpec(min: 0, max: 0.001, step: 1e-5).rounded(0.00031) == 0.00031)
+        #expect(SliderSpec.decimalPlaces(1e-5) == 5)
+        #expect(SliderSpec.decimalPlaces(2.5e3) == 0)
+        #expect(SliderSpec.decimalPlaces(0.25) == 2)
+        #expect(SliderSpec.decimalPlaces(100) == 0)
+    }
+
+    @Test func degenerateRects() {
+        let slider = Self.volume
+        // An empty rect has no length to go along: its value is min.
+        #expect(slider.value(atX: 5, y: 5, in: Rect(x: 5, y: 5, width: 0, height: 0), direction: .ltr) == 0)
+        // A negative width (overflow) is the same rect normalised.
+        #expect(slider.value(atX: 150, y: 0, in: Rect(x: 300, y: 20, width: -200, height: 50), direction: .ltr) == 25)
+        #expect(slider.value(atX: .nan, y: 0, in: Self.wide, direction: .ltr) == 0)
     }
 }

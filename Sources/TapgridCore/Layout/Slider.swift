@@ -21,6 +21,9 @@ public struct SliderSpec: Sendable, Equatable {
         self.changeMs = changeMs
     }
 
+    /// Whether the value runs along y (from the bottom edge up) in a grid of this rect.
+    public func isVertical(in rect: Rect) -> Bool { vertical ?? (abs(rect.height) > abs(rect.width)) }
+
     /// The largest number of steps above `min` that stays within `max` (a hair of tolerance, so
     /// `0.3 / 0.1 = 2.9999999999999996` counts as 3 steps).
     public var highestStep: Double { ((max - min) / step + 1e-9).rounded(.down) }
@@ -28,6 +31,28 @@ public struct SliderSpec: Sendable, Equatable {
     /// The highest value a slider can take: `max`, or below it when `max - min` is not a whole
     /// number of steps.
     public var highestValue: Double { valueAt(steps: highestStep) }
+
+    /// The value of the contact at (x, y) on a slider whose grid has `rect`: `min` + (`max` -
+    /// `min`) x the position along the rect (from the left edge, from the right in an `rtl`
+    /// layout, from the bottom edge when vertical), clamped to [`min`, `max`] and rounded to the
+    /// nearest multiple of `step` counted from `min` (a tie rounds up; a multiple past `max`
+    /// gives the one below it).
+    public func value(atX x: Double, y: Double, in rect: Rect, direction: LayoutDirection) -> Double {
+        let x0 = rect.width < 0 ? rect.x + rect.width : rect.x
+        let y0 = rect.height < 0 ? rect.y + rect.height : rect.y
+        let width = abs(rect.width), height = abs(rect.height)
+        let fraction: Double
+        if isVertical(in: rect) {
+            fraction = height > 0 ? (y0 + height - y) / height : 0
+        } else if direction == .rtl {
+            fraction = width > 0 ? (x0 + width - x) / width : 0
+        } else {
+            fraction = width > 0 ? (x - x0) / width : 0
+        }
+        // NaN (a NaN coordinate) counts as the low end.
+        let clamped = fraction.isNaN ? 0 : Swift.min(1, Swift.max(0, fraction))
+        return rounded(min + (max - min) * clamped)
+    }
 
     /// `value` clamped to [`min`, `max`] and rounded to the nearest multiple of `step` from `min`
     /// (a tie rounds up), as a slider's value and a `set` of one are.

@@ -79,6 +79,10 @@ extension EndToEnd {
             #expect(Self.brightness(backlight) == "0")
             #expect(try client.request(#"{"op": "wake"}"#).object("screen")?.string("state") == "on")
             #expect(Self.brightness(backlight) == "255")
+            let status = try client.request(#"{"op": "status"}"#).object("screen")
+            #expect(status?.string("state") == "on" && status?.object("backlight")?.int("value") == 255, "\(String(describing: status))")
+            let printed = try runProgram(cliBinary, ["status", "--socket", daemon.socketPath])
+            #expect(printed.out.contains("screen: on since ") && printed.out.contains(", backlight 255 (\(backlight))"), "\(printed.out)")
             #expect(try client.request(#"{"op": "screen", "state": "bright"}"#).errorMessage == #""state" must be "on", "dim" or "off", found "bright""#)
             #expect(fleetWait(timeout: 5) {
                 ((try? String(contentsOfFile: commands, encoding: .utf8)) ?? "").split(separator: "\n") == ["on", "off", "on", "off", "on"]
@@ -117,6 +121,8 @@ extension EndToEnd {
             _ = try client.request(#"{"op": "wake"}"#)
             #expect(try client.request(#"{"x": 10, "y": 10}"#).string("outcome") == "dispatched")
             #expect(try Self.screenRecords(daemon) == ["on start", "off op", "on op"])
+            let status = try client.request(#"{"op": "status"}"#).object("screen")
+            #expect((status?.object("backlight")?.string("error") ?? "").contains(backlight + "/brightness"), "shown in status: \(String(describing: status))")
             let log = daemon.stderr
             #expect(log.components(separatedBy: "screen: backlight:").count - 1 == 1, "logged once: \(log)")
             #expect(log.contains("/nonexistent/blank-it"), "\(log)")

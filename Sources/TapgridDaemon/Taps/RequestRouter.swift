@@ -167,6 +167,7 @@ final class RequestRouter {
         status.pushed = control.pushedLayouts
         status.mqtt = control.fleetStatus
         status.panel = control.panelStatus
+        status.screen = control.screen?.status
         return status
     }
 }

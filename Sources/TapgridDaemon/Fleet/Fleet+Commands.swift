@@ -24,9 +24,7 @@ extension Fleet {
 
     /// A connection for commands (`origin` `.mqtt`: `accept` was checked, records say `mqtt`).
     static func makeCommandConnection(uid: UInt32) -> Connection {
-        let connection = Connection(descriptor: nil, number: 0, slot: -1, token: 0, uid: uid, gids: [])
-        connection.origin = .mqtt
-        return connection
+        Connection.socketless(number: 0, uid: uid, origin: .mqtt)
     }
 
     /// A `reload` asked for over MQTT finished: its answer, on `result` with its own topic and id.

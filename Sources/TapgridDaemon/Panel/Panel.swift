@@ -213,9 +213,7 @@ final class Panel: LoopHandler, HTTPHandler {
     private lazy var tapConnection: Connection = makeConnection(number: takeNumber())
 
     private func makeConnection(number: Int) -> Connection {
-        let connection = Connection(descriptor: nil, number: number, slot: -1, token: 0, uid: CurrentProcess.uid, gids: [])
-        connection.origin = .panel
-        return connection
+        Connection.socketless(number: number, uid: CurrentProcess.uid, origin: .panel)
     }
 
     /// The session's connection, made on its first use; nil when there are too many sessions.

@@ -63,6 +63,15 @@ final class Connection {
         self.gids = gids
     }
 
+    /// A connection without a socket, for a transport that answers through the `RequestEndpoint`
+    /// (the fleet's commands, a panel session): it has no slot in the socket server (`slot` -1,
+    /// which the server never takes) and the daemon's own uid.
+    static func socketless(number: Int, uid: UInt32, origin: Origin) -> Connection {
+        let connection = Connection(descriptor: nil, number: number, slot: -1, token: 0, uid: uid, gids: [])
+        connection.origin = origin
+        return connection
+    }
+
     deinit {
         if descriptor != nil { DescriptorAudit.droppedOpen("client connection \(number)") }
     }

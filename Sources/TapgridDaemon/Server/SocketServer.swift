@@ -343,7 +343,8 @@ final class SocketServer: LoopHandler {
     }
 
     func close(_ connection: Connection) {
-        guard connections[connection.slot] === connection, let after = connection.state.close() else { return }
+        guard connection.slot >= 0, connection.slot < connections.count, connections[connection.slot] === connection,
+              let after = connection.state.close() else { return }  // not one of the server's (a socketless one)
         if after.endContacts { lineHandler.connectionClosed(connection) }
         if after.trimMemory { trimMemorySoon() }
         if let registration = connection.registration { loop.unregister(registration) }

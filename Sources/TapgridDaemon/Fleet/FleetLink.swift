@@ -201,7 +201,8 @@ final class FleetLink: LoopHandler {
         guard let client else { return }
         do throws(MQTTError) {
             if events.contains(.readable) || events.contains(.error) || events.contains(.hangup) {
-                try client.loopRead()
+                try readAll(client)
+                guard self.client === client else { return }  // given up by a callback
                 if let fd = client.socket { TCPSocketOptions.quickAck(fd) }
             }
             if self.client === client && client.wantWrite { try client.loopWrite() }
@@ -217,6 +218,29 @@ final class FleetLink: LoopHandler {
         deliver(client)
         watchWrites()
     }
+
+    /// Every packet the socket holds, each call's events handed over before the next call.
+    /// `mosquitto_loop_read` (libmosquitto 2.0) ends after a packet whenever `errno` then says
+    /// EAGAIN, and a PUBACK that lets a message the library queued (past the broker's receive
+    /// maximum, 20 by default) go out writes a byte to the library's own socketpair, which
+    /// nothing reads when the caller runs the loop: once it is full, that write's EAGAIN ended
+    /// each call after one packet, and every PUBACK cost the daemon a wakeup (clearing `errno`
+    /// first changes nothing: the library clears it before each read). A call that handled
+    /// nothing found the socket empty (or read a packet without a callback, a PINGRESP: the
+    /// loop comes back for anything left).
+    private func readAll(_ client: MQTTClient) throws(MQTTError) {
+        for _ in 0..<Self.maxReadCalls {
+            try client.loopRead()
+            let events = client.takeEvents()
+            if events.isEmpty { return }
+            deliver(events, of: client)
+            guard self.client === client else { return }
+        }
+    }
+
+    /// `loopRead` calls per wakeup at most (each handled a packet): a broker that sends without
+    /// pause cannot keep the loop from the rest of its work.
+    static let maxReadCalls = 256
 
     /// After publishing: writes what the library queued if the socket takes it, else waits for
     /// writable.
@@ -255,7 +279,11 @@ final class FleetLink: LoopHandler {
 
     /// Hands the callbacks' events to the delegate.
     private func deliver(_ client: MQTTClient) {
-        for event in client.takeEvents() {
+        deliver(client.takeEvents(), of: client)
+    }
+
+    private func deliver(_ events: [MQTTEvent], of client: MQTTClient) {
+        for event in events {
             guard self.client === client else { return }
             switch event {
             case .connected(let code):

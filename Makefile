@@ -7,8 +7,9 @@ PREFIX     ?= /usr/local
 # /bin/kill (ExecReload=), libsystemd-dev + pkg-config for the CSystemd module, systemd for
 # systemd-analyze and the end-to-end run under a real systemd, util-linux for unshare/nsenter/
 # setpriv there, libinput-dev + libudev-dev for the CInput module (touchscreens; libinput10
-# brings libinput-bin, its device quirks), libmicrohttpd-dev for the CMicroHTTPD module (the browser panel).
-DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux libinput-dev libudev-dev libmosquitto-dev libmicrohttpd-dev
+# brings libinput-bin, its device quirks), libmicrohttpd-dev for the CMicroHTTPD module (the browser panel),
+# fonts-materialdesignicons-webfont for the cells' icons (its SVG font, read by tapgrid check and tapgridd).
+DEB_PACKAGES ?= python3 procps libsystemd-dev pkg-config systemd util-linux libinput-dev libudev-dev libmosquitto-dev libmicrohttpd-dev fonts-materialdesignicons-webfont
 BIN        := .build/debug
 # Release builds link the Swift runtime in statically, so the installed programs run on a kiosk
 # without the toolchain (ldd shows only libc, libm, libstdc++, libgcc_s and, for the daemon,

@@ -24,6 +24,7 @@ extension ConfigLoader {
         for (key, file) in (config?.mqtt?.files ?? []) + (config?.panel?.files ?? []) {
             if let problem = fileProblem(file, key: key) { diagnostics.append(Diagnostic(.error, file: path, problem)) }
         }
+        if let config { diagnostics.append(contentsOf: iconDiagnostics(for: config)) }
         return (config, diagnostics)
     }
 

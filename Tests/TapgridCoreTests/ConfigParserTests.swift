@@ -74,7 +74,7 @@ import Testing
     @Test func unknownKeysWarn() {
         let (config, messages) = parse(#"{\#(Self.plainLayout), "frobs": {}, "handlers": {"h": {"type": "log", "timeoutSeconds": 3}}, "routes": [{"handler": "h"}]}"#)
         #expect(config != nil)
-        #expect(messages.contains(#"t.json: frobs: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt, panel and screen"#))
+        #expect(messages.contains(#"t.json: frobs: unknown key ignored; the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt, panel, screen, styles and iconFont"#))
         #expect(messages.contains(#"t.json: handlers.h.timeoutSeconds: has no effect on a log handler (it starts no process)"#))
     }
 

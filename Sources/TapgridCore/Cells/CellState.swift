@@ -1,6 +1,6 @@
 /// What one grid shows and its handlers read (docs/cell-state.md "Cell state"): a label, whether it is on,
-/// a value, and whether it takes taps. Every field starts null; a grid whose state is all null
-/// is not stored at all.
+/// a value, whether it takes taps, and the icon and style it shows instead of its own (docs/panel.md
+/// "What a cell shows"). Every field starts null; a grid whose state is all null is not stored at all.
 public struct CellState: Sendable, Equatable {
     /// At most `maxTextBytes` of UTF-8.
     public var text: String?
@@ -11,25 +11,34 @@ public struct CellState: Sendable, Equatable {
     public var valueJSON: String?
     /// False: taps on the grid get outcome `disabled`. Null means true.
     public var enabled: Bool?
+    /// `mdi:NAME` (at most `maxTextBytes`): shown instead of the grid's own `icon`.
+    public var icon: String?
+    /// The name of one of the config's `styles`: replaces the grid's own `style`, laid over `default`.
+    public var style: String?
 
     public static let maxTextBytes = 256
     public static let maxValueBytes = 4096
 
-    public init(text: String? = nil, active: Bool? = nil, valueJSON: String? = nil, enabled: Bool? = nil) {
+    public init(text: String? = nil, active: Bool? = nil, valueJSON: String? = nil, enabled: Bool? = nil,
+                icon: String? = nil, style: String? = nil) {
         self.text = text
         self.active = active
         self.valueJSON = valueJSON
         self.enabled = enabled
+        self.icon = icon
+        self.style = style
     }
 
-    /// All four are null (such a state is dropped rather than kept).
-    public var isEmpty: Bool { text == nil && active == nil && valueJSON == nil && enabled == nil }
+    /// All six are null (such a state is dropped rather than kept).
+    public var isEmpty: Bool { text == nil && active == nil && valueJSON == nil && enabled == nil && icon == nil && style == nil }
 
     /// Taps on the grid are refused (`enabled` is false).
     public var isDisabled: Bool { enabled == false }
 
-    /// Appends `"text":..,"active":..,"value":..,"enabled":..` (all four, nulls included), as a
-    /// state record and `layouts` with `state` carry them.
+    /// Appends `"text":..,"active":..,"value":..,"enabled":..` (all four, nulls included), then
+    /// `"icon":..` and `"style":..` each only when set (so a state without them is written as
+    /// before they existed; a reader takes a missing one as null), as a state record and
+    /// `layouts` with `state` carry them.
     public func appendFields(to out: inout [UInt8]) {
         JSONWriter.appendStatic(#""text":"#, to: &out)
         if let text { JSONWriter.appendString(text, to: &out) } else { JSONWriter.appendStatic("null", to: &out) }
@@ -39,10 +48,18 @@ public struct CellState: Sendable, Equatable {
         out += (valueJSON ?? "null").utf8
         JSONWriter.appendStatic(#","enabled":"#, to: &out)
         Self.appendBool(enabled, to: &out)
+        if let icon {
+            JSONWriter.appendStatic(#","icon":"#, to: &out)
+            JSONWriter.appendString(icon, to: &out)
+        }
+        if let style {
+            JSONWriter.appendStatic(#","style":"#, to: &out)
+            JSONWriter.appendString(style, to: &out)
+        }
     }
 
-    /// `{"text":..,"active":..,"value":..,"enabled":..}`: the state alone, as the fleet's
-    /// retained state messages carry it.
+    /// `{"text":..,"active":..,"value":..,"enabled":..}` (and `icon`, `style` when set): the
+    /// state alone, as the fleet's retained state messages carry it.
     public var jsonObject: [UInt8] {
         var out: [UInt8] = [0x7B]
         appendFields(to: &out)
@@ -82,19 +99,24 @@ public struct CellChange: Sendable, Equatable {
     /// Compact JSON text of the new value.
     public var valueJSON: CellField<String> = .keep
     public var enabled: CellField<Bool> = .keep
+    public var icon: CellField<String> = .keep
+    public var style: CellField<String> = .keep
 
     public init(text: CellField<String> = .keep, active: CellField<Bool> = .keep, valueJSON: CellField<String> = .keep,
-                enabled: CellField<Bool> = .keep) {
+                enabled: CellField<Bool> = .keep, icon: CellField<String> = .keep, style: CellField<String> = .keep) {
         self.text = text
         self.active = active
         self.valueJSON = valueJSON
         self.enabled = enabled
+        self.icon = icon
+        self.style = style
     }
 
     /// `state` with this change made.
     public func applied(to state: CellState) -> CellState {
         CellState(
             text: text.applied(to: state.text), active: active.applied(to: state.active),
-            valueJSON: valueJSON.applied(to: state.valueJSON), enabled: enabled.applied(to: state.enabled))
+            valueJSON: valueJSON.applied(to: state.valueJSON), enabled: enabled.applied(to: state.enabled),
+            icon: icon.applied(to: state.icon), style: style.applied(to: state.style))
     }
 }

@@ -1,5 +1,6 @@
 /// `cells.json` (docs/cell-state.md "Cell state across restarts"): every grid's state, kept across restarts, as one JSON object
 /// `{"version":1,"layouts":{"home":{"0/1":{"text":"42 %","active":true,"value":42,"enabled":null}}}}`
+/// (`"icon"` and `"style"` after `enabled` for a grid that has them)
 /// and a final `\n`. Layouts by name, grids by path, so the file outlives layout and grid indexes
 /// (grids no longer at their layout and path are dropped by `TapEngine.restoreCells`).
 ///
@@ -83,7 +84,8 @@ public enum CellsDocument {
         return cells
     }
 
-    /// One grid's `{"text", "active", "value", "enabled"}`; a key left out is null.
+    /// One grid's `{"text", "active", "value", "enabled", "icon", "style"}`; a key left out is null.
+    /// The icon and style are kept as written (a style the config no longer has shows `default`).
     private static func cellState(_ value: JSONValue, at place: String) throws(Problem) -> CellState {
         guard case .object = value else {
             throw Problem("\(place): expected an object {\"text\", \"active\", \"value\", \"enabled\"}, found \(value.typeDescription)")
@@ -97,6 +99,17 @@ public enum CellsDocument {
             }
             state.text = text
         case let other?: throw Problem("\(place): \"text\" must be a string or null, not \(other.typeDescription)")
+        }
+        for key in ["icon", "style"] {
+            switch value[key] {
+            case nil, .null?: break
+            case .string(let text)?:
+                guard text.utf8.count <= CellState.maxTextBytes else {
+                    throw Problem("\(place): \"\(key)\" is \(text.utf8.count) bytes; at most \(CellState.maxTextBytes)")
+                }
+                if key == "icon" { state.icon = text } else { state.style = text }
+            case let other?: throw Problem("\(place): \"\(key)\" must be a string or null, not \(other.typeDescription)")
+            }
         }
         state.active = try bool(value, "active", at: place)
         state.enabled = try bool(value, "enabled", at: place)
@@ -122,12 +135,14 @@ public enum CellsDocument {
 }
 
 extension CellState {
-    /// `"text"`, `"active"`, `"value"` and `"enabled"` (nulls included) as members of `object`:
-    /// what `cells.json` holds per grid.
+    /// `"text"`, `"active"`, `"value"` and `"enabled"` (nulls included), then `"icon"` and
+    /// `"style"` each only when set, as members of `object`: what `cells.json` holds per grid.
     public func write(into object: inout JSONObjectWriter) {
         object.string("text", text)
         object.bool("active", active)
         if let valueJSON { object.json("value", valueJSON) } else { object.null("value") }
         object.bool("enabled", enabled)
+        if let icon { object.string("icon", icon) }
+        if let style { object.string("style", style) }
     }
 }

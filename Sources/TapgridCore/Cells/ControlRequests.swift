@@ -2,7 +2,8 @@
 /// `layouts` with `state`), taken from the line's parsed JSON. Not on the tap path: they are rare,
 /// and their values (a definition, any JSON `value`) need the whole tree.
 public enum ControlRequest {
-    /// `{"op": "set", "layout": ..., "grid": ..., "text": ..., "active": ..., "value": ..., "enabled": ...}`.
+    /// `{"op": "set", "layout": ..., "grid": ..., "text": ..., "active": ..., "value": ..., "enabled": ...,
+    /// "icon": ..., "style": ...}`.
     public struct Set: Sendable, Equatable {
         /// nil: the current layout.
         public var layout: String?
@@ -29,7 +30,9 @@ public enum ControlRequest {
     }
 
     /// Reads a `set` request. - Returns: the request, or the `bad_request` message.
-    public static func set(_ object: JSONValue) -> Result<Set, RequestError> {
+    /// - Parameter styles: the config's style names, which `style` must be one of (docs/panel.md
+    ///   "What a cell shows"); nil: not checked here.
+    public static func set(_ object: JSONValue, styles: [String]? = nil) -> Result<Set, RequestError> {
         guard case .string(let grid)? = object["grid"] else {
             return .failure(.badRequest(object["grid"] == nil ? "\"grid\" is required: a grid's name or path" : "\"grid\" must be a string"))
         }
@@ -66,6 +69,32 @@ public enum ControlRequest {
                 return .failure(.badRequest("\"value\" is \(bytes.count) bytes as compact JSON; at most \(CellState.maxValueBytes)"))
             }
             request.change.valueJSON = .set(String(decoding: bytes, as: UTF8.self))
+        }
+        switch object["icon"] {
+        case nil: break
+        case .null?: request.change.icon = .clear
+        case .string(let icon)?:
+            guard icon.utf8.count <= CellState.maxTextBytes else {
+                return .failure(.badRequest("\"icon\" is \(icon.utf8.count) bytes; at most \(CellState.maxTextBytes)"))
+            }
+            guard GridLook.isIconName(icon) else {
+                return .failure(.badRequest("\"icon\" must be an icon name such as \"mdi:lightbulb\", not \(jsonEscaped(icon))"))
+            }
+            request.change.icon = .set(icon)
+        case let other?:
+            return .failure(.badRequest("\"icon\" must be an icon name such as \"mdi:lightbulb\" or null, not \(other.typeDescription)"))
+        }
+        switch object["style"] {
+        case nil: break
+        case .null?: request.change.style = .clear
+        case .string(let name)?:
+            if let styles, !styles.contains(name) {
+                let named = styles.isEmpty ? #"the config has no "styles""#
+                    : "the config's styles are " + styles.map(jsonEscaped).joined(separator: ", ")
+                return .failure(.badRequest("\"style\": no style \(jsonEscaped(name)); \(named)"))
+            }
+            request.change.style = .set(name)
+        case let other?: return .failure(.badRequest("\"style\" must be a style's name or null, not \(other.typeDescription)"))
         }
         return .success(request)
     }

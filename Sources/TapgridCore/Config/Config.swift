@@ -18,6 +18,11 @@ public struct Config: Sendable {
     /// `screen`: dimming, the waking touch, the backlight; nil when the config has none (the
     /// screen is then never dimmed and no contact is consumed).
     public var screen: ScreenConfig? = nil
+    /// `styles` by name (`default` under every hittable grid's; docs/panel.md "What a cell shows").
+    public var styles: [String: CellStyle] = [:]
+    /// `iconFont`: the SVG font icons come from, resolved against the config's folder; nil: Debian's
+    /// Material Design Icons (`IconSet.debianFont`).
+    public var iconFont: String? = nil
 
     public func layoutIndex(named name: String) -> Int? { layouts.firstIndex { $0.name == name } }
     public func handlerIndex(named name: String) -> Int? { handlers.firstIndex { $0.name == name } }

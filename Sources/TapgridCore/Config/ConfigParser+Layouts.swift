@@ -97,7 +97,7 @@ extension ConfigParser {
             error("\(path).grid", "expected a grid dictionary or the path of a JSON file holding one, found \(gridValue.typeDescription)")
             return nil
         }
-        let (tree, gridDiagnostics) = GridParser.parse(grid, layout: name)
+        let (tree, gridDiagnostics) = GridParser.parse(grid, layout: name, styles: styleNames)
         if pushed {
             // `load.definition.grid 1/0: "size": ...`: named from the request, not a file.
             for var problem in gridDiagnostics.all {
@@ -124,6 +124,7 @@ extension ConfigParser {
         name: String, definition: JSONValue, config: Config
     ) -> (layout: LoadedLayout?, diagnostics: Diagnostics) {
         var parser = ConfigParser(file: "", directory: "/") { path in .failure(Diagnostic(.error, "no files: \(path)")) }
+        parser.styleNames = config.styles.keys.sorted()
         var layout = parser.parseLayout(name: name, definition, pushed: true)
         if layout != nil && !parser.diagnostics.hasErrors {
             parser.route(&layout!, handlers: config.handlers, routes: config.routes)

@@ -12,6 +12,8 @@ public struct ConfigParser {
     var diagnostics = Diagnostics()
     /// Every layout name the config declares, loaded or not (so one broken layout gives one error).
     var declaredLayouts: [String] = []
+    /// The names of the config's `styles`, sorted: what a grid's `"style": "NAME"` may name.
+    var styleNames: [String] = []
 
     /// - Parameters:
     ///   - file: the config file's path as the user named it (messages start with it).
@@ -22,7 +24,7 @@ public struct ConfigParser {
         self.loadGridFile = loadGridFile
     }
 
-    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt", "panel", "screen"]
+    static let topKeys: Set<String> = ["socket", "eventLog", "layouts", "initialLayout", "handlers", "routes", "touch", "mqtt", "panel", "screen", "styles", "iconFont"]
 
     /// The config, or nil when there are errors; diagnostics either way.
     public mutating func parse(_ document: JSONValue) -> (config: Config?, diagnostics: Diagnostics) {
@@ -32,10 +34,13 @@ public struct ConfigParser {
         }
         for member in members where !ConfigParser.topKeys.contains(member.key) {
             let hint = didYouMean(member.key, among: ConfigParser.topKeys)
-            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt, panel and screen"))
+            warning(member.key, "unknown key ignored" + hintOrList(hint, "the config's keys are socket, eventLog, layouts, initialLayout, handlers, routes, touch, mqtt, panel, screen, styles and iconFont"))
         }
         let socket = parseSocket(document["socket"])
         let eventLog = parseEventLog(document["eventLog"])
+        let styles = parseStyles(document["styles"])
+        if case .object(let named)? = document["styles"] { styleNames = named.map(\.key).filter { !$0.isEmpty }.sorted() }
+        let iconFont = parseIconFont(document["iconFont"])
         var layouts = parseLayouts(document["layouts"])
         let initial = parseInitialLayout(document["initialLayout"], layouts: layouts)
         var handlers = parseHandlers(document["handlers"])
@@ -63,7 +68,8 @@ public struct ConfigParser {
         guard !diagnostics.hasErrors, let initial else { return (nil, diagnostics) }
         let config = Config(
             file: file, socket: socket, eventLog: eventLog, layouts: layouts, initialLayout: initial,
-            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt, panel: panel, screen: screen)
+            handlers: handlers, routes: routes, touch: touch, mqtt: mqtt, panel: panel, screen: screen,
+            styles: styles, iconFont: iconFont)
         return (config, diagnostics)
     }
 

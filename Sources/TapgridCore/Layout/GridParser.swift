@@ -9,29 +9,38 @@ public struct GridParser {
     static let knownKeys: Set<String> = [
         "rows", "cols", "size", "padding", "spacing", "space", "gravity", "placeholder", "anchor", "overlap",
         "tag", "action", "action-data", "top-borderline", "left-borderline", "bottom-borderline",
-        "right-borderline", "name", "matrix", "toggle",
+        "right-borderline", "name", "matrix", "toggle", "text", "icon", "style",
+        "slider",
     ]
 
     let layout: String
+    /// The config's style names, which a grid's `"style": "NAME"` must be one of.
+    let styleNames: [String]
     var nodes: [GridNode] = []
     var infos: [GridInfo] = []
     var matrices: [MatrixSpec] = []
     var styles: [GridStyle] = []
     var wrapSizes: [Double] = []
     var borderlines: [Int32: [Borderline]] = [:]
+    var sliders: [Int32: SliderSpec] = [:]
+    var looks: [GridLook] = []
     var diagnostics = Diagnostics()
     /// Per grid: whether it wrote a `size` key (a missing one is a fill, which matters inside wraps).
     var explicitSize: [Bool] = []
     var hasWrap = false
 
     /// Parses `root`, the layout's grid dictionary. The tree is nil when there are errors.
-    public static func parse(_ root: JSONValue, layout: String) -> (tree: GridTree?, diagnostics: Diagnostics) {
-        var parser = GridParser(layout: layout)
+    /// - Parameter styles: the names of the config's `styles` (a grid's `style` may name one).
+    public static func parse(_ root: JSONValue, layout: String, styles: [String] = []) -> (tree: GridTree?, diagnostics: Diagnostics) {
+        var parser = GridParser(layout: layout, styleNames: styles)
         let tree = parser.run(root)
         return (parser.diagnostics.hasErrors ? nil : tree, parser.diagnostics)
     }
 
-    init(layout: String) { self.layout = layout }
+    init(layout: String, styleNames: [String] = []) {
+        self.layout = layout
+        self.styleNames = styleNames
+    }
 
     mutating func error(_ node: Int?, _ message: String) {
         diagnostics.append(Diagnostic(.error, layout: layout, gridPath: node.map(pathOf), message))
@@ -82,7 +91,7 @@ public struct GridParser {
             }
         }
         if hasWrap && !diagnostics.hasErrors { resolveWraps() }
-        return GridTree(nodes: nodes, infos: infos, matrices: matrices, styles: styles, borderlines: borderlines, wrapSizes: wrapSizes)
+        return GridTree(nodes: nodes, infos: infos, matrices: matrices, styles: styles, borderlines: borderlines, looks: looks, wrapSizes: wrapSizes, sliders: sliders)
     }
 
     /// Appends `count` child slots for `parent`; false (with an error) past the grid limit.
@@ -112,6 +121,8 @@ public struct GridParser {
         var style = GridStyle.plain
         var info = GridInfo()
         var hasInfo = false
+        var look = GridLook()
+        var lookKeys: [String] = []
         var spacing: Double?
         var oldSpace: Double?
         var gravity: Gravity?
@@ -208,8 +219,14 @@ public struct GridParser {
                 if let line = readBorderline(value, edge: edge, key: key, node: node) {
                     borderlines[Int32(node), default: []].append(line)
                 }
+            case "text", "icon", "style":
+                if readLook(key, value, into: &look, node: node) { lookKeys.append(key) }
             case "matrix":
                 matrixValue = value
+            case "slider":
+                guard let slider = readSlider(value, node: node) else { continue }
+                sliders[Int32(node)] = slider
+                hasInfo = true  // a hittable grid has an info slot
             default:
                 warning(node, "unknown key \(jsonEscaped(key)) ignored\(suggestion(for: key))")
             }
@@ -253,6 +270,18 @@ public struct GridParser {
 
         grid.hittable = isRoot ? (info.actionDataText != nil || info.action != nil)
             : (info.tag != 0 || info.actionDataText != nil || info.action != nil)
+        if sliders[Int32(node)] != nil {
+            grid.hittable = true
+            if info.toggle { warning(node, "\"toggle\" has no effect on a slider (its taps are change and release, never tap)") }
+        }
+        if !lookKeys.isEmpty {
+            if !grid.hittable {
+                warning(node, lookKeys.map { "\"\($0)\"" }.joined(separator: ", ") + " shown on hittable grids only (the panel draws those); give this grid a tag, action or action-data")
+            }
+            info.look = Int32(looks.count)
+            looks.append(look)
+            hasInfo = true
+        }
         if hasInfo {
             grid.info = Int32(infos.count)
             infos.append(info)
@@ -369,6 +398,50 @@ public struct GridParser {
             }
         }
         return ok ? line : nil
+    }
+
+    /// A grid's `text`, `icon` or `style` key (docs/panel.md "What a cell shows"). - Returns: false after an error.
+    mutating func readLook(_ key: String, _ value: JSONValue, into look: inout GridLook, node: Int) -> Bool {
+        switch key {
+        case "text":
+            guard case .string(let text) = value else {
+                error(node, "\"text\": expected a string (the cell's label), found \(shown(value))")
+                return false
+            }
+            guard text.utf8.count <= CellState.maxTextBytes else {
+                error(node, "\"text\": \(text.utf8.count) bytes; at most \(CellState.maxTextBytes)")
+                return false
+            }
+            look.text = text
+        case "icon":
+            guard case .string(let name) = value, GridLook.isIconName(name), name.utf8.count <= CellState.maxTextBytes else {
+                error(node, "\"icon\": expected an icon name such as \"mdi:lightbulb\", found \(shown(value))")
+                return false
+            }
+            look.icon = name
+        default:
+            switch value {
+            case .string(let name):
+                guard styleNames.contains(name) else {
+                    let listed = styleNames.isEmpty ? #": the config has no "styles""#
+                        : hintOrList(didYouMean(name, among: styleNames), "the styles are " + styleNames.map(jsonEscaped).joined(separator: ", "))
+                    error(node, "\"style\": no style \(jsonEscaped(name))" + (styleNames.isEmpty ? listed : #" in the config's "styles""# + listed))
+                    return false
+                }
+                look.style = .named(name)
+            case .object:
+                let (style, problems) = CellStyle.read(value)
+                for problem in problems {
+                    error(node, "\"style\"" + (problem.key.isEmpty ? "" : ".\(problem.key)") + ": " + problem.message)
+                }
+                guard let style else { return false }
+                look.style = .inline(style)
+            default:
+                error(node, "\"style\": expected the name of a style or a style object, found \(shown(value))")
+                return false
+            }
+        }
+        return true
     }
 
     func suggestion(for key: String) -> String { didYouMean(key, among: GridParser.knownKeys) }

@@ -79,6 +79,8 @@ public struct GridInfo: Sendable {
     public var handler: Int32 = -1
     /// `"toggle": true`: each `tap`-class tap flips the grid's `active` before it is routed.
     public var toggle = false
+    /// Index into `GridTree.looks` (the grid's `text`, `icon` and `style`), or -1.
+    public var look: Int32 = -1
 
     /// `actionData` as compact JSON, or `null` when absent: written into replies and logs as is.
     public var actionDataJSON: String { actionDataText ?? "null" }
@@ -120,9 +122,13 @@ public struct GridTree: Sendable {
     public internal(set) var styles: [GridStyle] = []
     /// Borderlines by grid index: drawing only, so kept out of the grids themselves.
     public internal(set) var borderlines: [Int32: [Borderline]] = [:]
+    /// The `text`, `icon` and `style` keys of the grids that set any (`GridInfo.look`).
+    public internal(set) var looks: [GridLook] = []
     /// For `wrap` grids, the size worked out from their children's extents; empty when the
     /// layout has no wrap grid, else indexed like `nodes`.
     public internal(set) var wrapSizes: [Double] = []
+    /// The `slider` of the grids that have one, by grid index (docs/touch.md "Sliders").
+    public internal(set) var sliders: [Int32: SliderSpec] = [:]
 
     public var count: Int { nodes.count }
 
@@ -154,6 +160,12 @@ public struct GridTree: Sendable {
     public func info(of index: Int) -> GridInfo? {
         let slot = nodes[index].info
         return slot >= 0 ? infos[Int(slot)] : nil
+    }
+
+    /// The grid's `text`, `icon` and `style` keys, if it set any.
+    public func look(of index: Int) -> GridLook? {
+        guard let slot = info(of: index)?.look, slot >= 0 else { return nil }
+        return looks[Int(slot)]
     }
 
     /// Grid indices in pre-order (declaration order, depth first), as tools list them.

@@ -155,7 +155,8 @@ public struct LayoutsReply: Sendable, Equatable {
             name = grid["name"]?.stringValue
             tag = grid["tag"]?.int64Value
             toggle = grid["toggle"] == .bool(true)
-            var state = CellState(text: grid["text"]?.stringValue, active: grid["active"]?.boolValue, enabled: grid["enabled"]?.boolValue)
+            var state = CellState(text: grid["text"]?.stringValue, active: grid["active"]?.boolValue, enabled: grid["enabled"]?.boolValue,
+                                  icon: grid["icon"]?.stringValue, style: grid["style"]?.stringValue)
             if let value = grid["value"], value != .null { state.valueJSON = value.compactJSON }
             self.state = state
         }

@@ -45,7 +45,7 @@ extension ControlRequest.Set {
     /// The request as one compact line without its `\n`:
     /// `{"op":"set","layout":"home","grid":"volume","text":"42 %","active":true,"value":42,"enabled":false}`,
     /// `layout` only when set, then each key the change touches (`null` for one it clears), in that
-    /// order; what `ControlRequest.set` reads back.
+    /// order (`icon` and `style` last); what `ControlRequest.set` reads back.
     public var json: [UInt8] {
         var object = JSONObjectWriter(.compact)
         object.string("op", Request.Op.set.name)
@@ -63,6 +63,8 @@ extension ControlRequest.Set {
         case .set(let text): object.json("value", text)
         }
         Self.write("enabled", change.enabled, to: &object)
+        Self.write("icon", change.icon, to: &object)
+        Self.write("style", change.style, to: &object)
         return object.bytes
     }
 
@@ -71,6 +73,14 @@ extension ControlRequest.Set {
         case .keep: break
         case .clear: object.null(key)
         case .set(let flag): object.bool(key, flag)
+        }
+    }
+
+    private static func write(_ key: String, _ field: CellField<String>, to object: inout JSONObjectWriter) {
+        switch field {
+        case .keep: break
+        case .clear: object.null(key)
+        case .set(let text): object.string(key, text)
         }
     }
 }

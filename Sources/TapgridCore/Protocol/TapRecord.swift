@@ -134,13 +134,16 @@ public struct RecordedState: Sendable, Equatable {
     public var isSet: Bool { source != StateRecord.Source.toggle.rawValue }
 
     /// The `set` that leaves the grid in this state whatever it was before: every key given, null
-    /// for the cleared ones (what `replay --dispatch` sends).
+    /// for the cleared ones (what `replay --dispatch` sends); `icon` and `style` only when the
+    /// record has them (records leave them out when null, so a log written before they existed
+    /// is dispatched as before).
     public var request: ControlRequest.Set {
         func field<Value>(_ value: Value?) -> CellField<Value> { value.map { .set($0) } ?? .clear }
         return ControlRequest.Set(
             layout: layout, grid: grid,
             change: CellChange(text: field(state.text), active: field(state.active), valueJSON: field(state.valueJSON),
-                               enabled: field(state.enabled)))
+                               enabled: field(state.enabled), icon: state.icon.map { .set($0) } ?? .keep,
+                               style: state.style.map { .set($0) } ?? .keep))
     }
 }
 
@@ -282,8 +285,9 @@ public enum EventRecord: Sendable, Equatable {
         return .success(.tap(record))
     }
 
-    /// A state record: `layout`, `grid` and `source` strings and a `seq`; `text` a string, `active`
-    /// and `enabled` true or false, `value` any JSON (each null or absent when cleared).
+    /// A state record: `layout`, `grid` and `source` strings and a `seq`; `text`, `icon` and
+    /// `style` strings, `active` and `enabled` true or false, `value` any JSON (each null or absent
+    /// when cleared).
     private static func readState(_ value: JSONValue) -> Result<EventRecord, Unreadable> {
         guard case .string(let layout)? = value["layout"], case .string(let grid)? = value["grid"],
             case .string(let source)? = value["source"], let seq = value["seq"]
@@ -302,6 +306,13 @@ public enum EventRecord: Sendable, Equatable {
             }
         }
         if let stored = value["value"], stored != .null { state.valueJSON = stored.compactJSON }
+        for key in ["icon", "style"] {
+            switch value[key] {
+            case nil, .null?: break
+            case .string(let text)?: if key == "icon" { state.icon = text } else { state.style = text }
+            case let other?: return .failure(Unreadable("not a state record (\"\(key)\" is \(other.typeDescription), not a string or null)"))
+            }
+        }
         return .success(.state(RecordedState(seq: seq.compactJSON, layout: layout, grid: grid, state: state, source: source)))
     }
 

@@ -121,7 +121,9 @@ struct CellCommands {
                 console.error("\(wanted) in the daemon at \(socket); the layouts are \(names)")
                 return TapgridCLIMain.failure
             }
-            return OfflineCommands(console: console).write(SVGRenderer.render(layout), to: options.output)
+            // Icons set in the state are drawn from this machine's Debian font, when it has it.
+            let icons = layout.grids.contains { $0.state.icon != nil } ? try? ConfigLoader.readIconSet(IconSet.debianFont).get() : nil
+            return OfflineCommands(console: console).write(SVGRenderer.render(layout, icons: icons), to: options.output)
         }
     }
 }

@@ -65,9 +65,16 @@ struct OfflineCommands {
         switch options.format {
         case .json: text = LayoutRendering.json(layout, config: config)
         case .table: text = LayoutRendering.table(layout, config: config)
-        case .svg: text = SVGRenderer.render(layout)
+        case .svg: text = SVGRenderer.render(layout, styles: config.styles, icons: icons(for: config))
         }
         return write(text, to: options.output)
+    }
+
+    /// The icons the config's SVG draws from, read only when a grid names one (a font that cannot
+    /// be read draws labels alone: `check` says why).
+    func icons(for config: Config) -> IconSet? {
+        guard config.layouts.contains(where: { $0.tree.looks.contains { $0.icon != nil } }) else { return nil }
+        return ConfigLoader.readIcons(for: config).icons
     }
 
     /// Writes `text` to `output` (`--output`), else to standard output.

@@ -1,76 +1,73 @@
 import TapgridCore
 
-/// `tapgrid show --format svg`: the layout to scale, for a browser. Every grid outlined,
-/// hittable grids shaded, leaves labelled with their name or tag, borderlines drawn. With
-/// `--socket`, the daemon's layout as a panel shows it: each cell labelled with its state text
-/// (else its name or tag), active cells filled, disabled ones dimmed.
+/// `tapgrid show --format svg`: the layout to scale, for a browser. Every grid that is not a cell
+/// outlined and its leaves labelled with their name or tag; each hittable grid drawn as the panel
+/// draws it, from the core's `CellLook` (docs/panel.md "What a cell shows"): its fill, border and
+/// radius, its icon's glyph above its label (or alone), its colours; borderlines drawn. With
+/// `--socket`, the daemon's layout with every cell's state: its text, icon and style, active and
+/// disabled as the panel shows them.
 enum SVGRenderer {
-    /// One grid as drawn: its outline (filled or not), then its borderlines and label.
+    /// One grid as drawn: a cell (`look`) or an outline, then its borderlines and label.
     struct Cell {
         /// Normalized (no negative sizes).
         var rect: Rect
-        var fill = "none"
-        /// The `fill-opacity` attribute's text, when the fill has one.
-        var fillOpacity: String? = nil
-        /// The outline's tooltip: the grid path (and, drawn from the daemon, its state).
+        /// The outline's or the cell's tooltip: the grid path (and, drawn from the daemon, its state).
         var title: String
         var borderlines: [Borderline]? = nil
-        /// Drawn in the middle of the rect when it has an area.
+        /// A cell as the panel shows it; nil: an outline.
+        var look: CellLook? = nil
+        /// The look's icon's outline, when the icon set has it.
+        var glyph: String? = nil
+        /// An outline's label, or a cell's when it has neither label nor icon (`tag N`): drawn in
+        /// the middle of the rect when it has an area.
         var label: String? = nil
-        var labelColor = "#1b1b1b"
     }
 
-    /// The config's layout, offline.
-    static func render(_ layout: LoadedLayout) -> String {
+    /// The config's layout, offline, drawn with the config's styles and `icons`.
+    static func render(_ layout: LoadedLayout, styles: [String: CellStyle] = [:], icons: IconSet? = nil) -> String {
         let tree = layout.tree
         let cells = tree.preorder().map { index in
             let node = tree.nodes[index]
             let info = tree.info(of: index)
             let path = tree.path(of: index)
             var cell = Cell(rect: normalized(layout.resolved.rects[index]), title: path.isEmpty ? "(root)" : path)
-            if node.hittable {
-                cell.fill = "#4a90d9"
-                cell.fillOpacity = "0.18"
-            }
             cell.borderlines = tree.borderlines[Int32(index)]
-            if let info, node.childCount == 0 { cell.label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil) }
+            if node.hittable {
+                let look = CellLook.describe(tree, grid: index, state: CellState(), styles: styles)
+                cell.look = look
+                cell.glyph = look.icon.flatMap { icons?.outline($0) }
+                if look.label == nil && cell.glyph == nil, let tag = info?.tag, tag != 0 { cell.label = "tag \(tag)" }
+            } else if let info, node.childCount == 0 {
+                cell.label = info.name ?? (info.tag != 0 ? "tag \(info.tag)" : nil)
+            }
             return cell
         }
         return render(
             title: "tapgrid layout \(layout.name)", width: layout.frame.width, height: layout.frame.height,
-            scale: layout.frame.scale, cells: cells)
+            scale: layout.frame.scale, cells: cells, icons: icons)
     }
 
-    /// Active cells: filled as a lit button.
-    static let activeFill = "#f5a623"
-    /// Disabled cells: greyed, their label dimmed.
-    static let disabledFill = "#9e9e9e", disabledLabel = "#777777"
-
-    /// A layout of the daemon's `layouts` reply with state: what its panel shows.
-    static func render(_ layout: LayoutsReply.Layout) -> String {
+    /// A layout of the daemon's `layouts` reply with state: what its panel shows. The reply
+    /// carries no grid's `text`, `icon` or `style` nor the config's styles: a cell shows its
+    /// state's text (else its name), the state's icon, and the page's colours.
+    static func render(_ layout: LayoutsReply.Layout, icons: IconSet? = nil) -> String {
         var parents: Set<String> = []
         for grid in layout.grids where !grid.path.isEmpty {
             parents.insert(grid.path.lastIndex(of: "/").map { String(grid.path[..<$0]) } ?? "")
         }
         let cells = layout.grids.map { grid in
-            let state = grid.state
             var cell = Cell(rect: normalized(grid.rect), title: stateTitle(grid))
-            if state.isDisabled {
-                cell.fill = state.active == true ? activeFill : disabledFill
-                cell.fillOpacity = state.active == true ? "0.25" : "0.45"
-                cell.labelColor = disabledLabel
-            } else if state.active == true {
-                cell.fill = activeFill
-                cell.fillOpacity = "0.55"
-            }
-            if state.text != nil || !parents.contains(grid.path) {
-                cell.label = state.text ?? grid.name ?? grid.tag.map { "tag \($0)" }
+            if !grid.state.isEmpty || !parents.contains(grid.path) {
+                let look = CellLook.describe(name: grid.name, look: nil, state: grid.state, styles: [:])
+                cell.look = look
+                cell.glyph = look.icon.flatMap { icons?.outline($0) }
+                if look.label == nil && cell.glyph == nil, let tag = grid.tag { cell.label = "tag \(tag)" }
             }
             return cell
         }
         return render(
             title: "tapgrid layout \(layout.name), cell state from the daemon", width: layout.width, height: layout.height,
-            scale: 1, cells: cells)
+            scale: 1, cells: cells, icons: icons)
     }
 
     /// `0/1 "volume": text "42 %", active, disabled, value 42, toggle`: a grid and its state, for its tooltip.
@@ -81,12 +78,14 @@ enum SVGRenderer {
         if let active = grid.state.active { parts.append(active ? "active" : "inactive") }
         if grid.state.isDisabled { parts.append("disabled") }
         if let value = grid.state.valueJSON { parts.append("value \(value)") }
+        if let icon = grid.state.icon { parts.append("icon \(jsonEscaped(icon))") }
+        if let style = grid.state.style { parts.append("style \(jsonEscaped(style))") }
         if grid.toggle { parts.append("toggle") }
         if !parts.isEmpty { title += ": " + parts.joined(separator: ", ") }
         return title
     }
 
-    static func render(title: String, width w: Double, height h: Double, scale: Double, cells: [Cell]) -> String {
+    static func render(title: String, width w: Double, height h: Double, scale: Double, cells: [Cell], icons: IconSet?) -> String {
         let width = formatNumber(w), height = formatNumber(h)
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" font-family="sans-serif">
@@ -97,17 +96,72 @@ enum SVGRenderer {
         for cell in cells {
             let rect = cell.rect
             guard rect.width > 0 || rect.height > 0 else { continue }
-            let opacity = cell.fillOpacity.map { " fill-opacity=\"\($0)\"" } ?? ""
-            svg += "<rect x=\"\(formatNumber(rect.x))\" y=\"\(formatNumber(rect.y))\" width=\"\(formatNumber(rect.width))\" height=\"\(formatNumber(rect.height))\" fill=\"\(cell.fill)\"\(opacity) stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(cell.title))</title></rect>\n"
+            if let look = cell.look {
+                svg += cellRect(look, rect: rect, title: cell.title)
+            } else {
+                svg += "<rect \(box(rect)) fill=\"none\" stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(cell.title))</title></rect>\n"
+            }
         }
         for cell in cells {
             if let lines = cell.borderlines { svg += borderlines(lines, rect: cell.rect, scale: scale) }
             let rect = cell.rect
-            guard let label = cell.label, rect.width > 0, rect.height > 0 else { continue }
-            let size = max(6, min(16, rect.height / 3, rect.width / Double(max(label.count, 1)) * 1.6))
-            svg += "<text x=\"\(formatNumber(rect.x + rect.width / 2))\" y=\"\(formatNumber(rect.y + rect.height / 2))\" font-size=\"\(formatNumber(size.rounded()))\" text-anchor=\"middle\" dy=\"0.35em\" fill=\"\(cell.labelColor)\">\(escape(label))</text>\n"
+            guard rect.width > 0, rect.height > 0 else { continue }
+            if let look = cell.look {
+                svg += content(look, glyph: cell.glyph, fallback: cell.label, rect: rect, icons: icons)
+            } else if let label = cell.label {
+                let size = max(6, min(16, rect.height / 3, rect.width / Double(max(label.count, 1)) * 1.6))
+                svg += text(label, x: rect.x + rect.width / 2, y: rect.y + rect.height / 2, size: size.rounded(), fill: " fill=\"#1b1b1b\"")
+            }
         }
         return svg + "</svg>\n"
+    }
+
+    /// A cell's fill: its rect inset by the page's gap (`CellLook.fillRect`), its corners rounded;
+    /// a border is a stroke inside that edge (the rect inset by half its thickness). A disabled
+    /// cell's every part is drawn at its opacity.
+    static func cellRect(_ look: CellLook, rect: Rect, title: String) -> String {
+        var fill = CellLook.fillRect(rect)
+        var radius = look.radius
+        var stroke = ""
+        if let border = look.border {
+            let t = min(border.thick, fill.width / 2, fill.height / 2)
+            fill = Rect(x: fill.x + t / 2, y: fill.y + t / 2, width: fill.width - t, height: fill.height - t)
+            radius = max(0, radius - t / 2)
+            stroke = " stroke=\"\(border.color.rgbHex)\"\(opacity("stroke-opacity", border.color.opacity)) stroke-width=\"\(formatNumber(t))\""
+        }
+        let corner = radius > 0 ? " rx=\"\(formatNumber(radius))\"" : ""
+        return "<rect \(box(fill))\(corner) fill=\"\(look.background.rgbHex)\"\(opacity("fill-opacity", look.background.opacity))\(stroke)\(opacity("opacity", look.opacity))><title>\(escape(title))</title></rect>\n"
+    }
+
+    /// The icon's glyph (scaled into its box, flipped to y down) and the label, where
+    /// `CellContent` places them, in the look's colour.
+    static func content(_ look: CellLook, glyph: String?, fallback: String?, rect: Rect, icons: IconSet?) -> String {
+        var labelled = look
+        if labelled.label == nil { labelled.label = fallback }
+        let placed = CellContent.place(labelled, in: rect, iconShown: glyph != nil)
+        let paint = " fill=\"\(look.color.rgbHex)\"" + opacity("fill-opacity", look.color.opacity) + opacity("opacity", look.opacity)
+        var out = ""
+        if let glyph, let box = placed.icon, let icons {
+            let at = icons.placement(in: box)
+            out += "<path d=\"\(escape(glyph))\" transform=\"translate(\(formatNumber(at.x)) \(formatNumber(at.y))) scale(\(formatNumber(at.scale)) \(formatNumber(-at.scale)))\"\(paint)/>\n"
+        }
+        if let label = labelled.label, let x = placed.labelX, let y = placed.labelY {
+            out += text(label, x: x, y: y, size: placed.fontSize, fill: paint)
+        }
+        return out
+    }
+
+    static func text(_ label: String, x: Double, y: Double, size: Double, fill: String) -> String {
+        "<text x=\"\(formatNumber(x))\" y=\"\(formatNumber(y))\" font-size=\"\(formatNumber(size))\" text-anchor=\"middle\" dy=\"0.35em\"\(fill)>\(escape(label))</text>\n"
+    }
+
+    static func box(_ r: Rect) -> String {
+        "x=\"\(formatNumber(r.x))\" y=\"\(formatNumber(r.y))\" width=\"\(formatNumber(r.width))\" height=\"\(formatNumber(r.height))\""
+    }
+
+    /// ` name="value"`, or nothing when the value is 1 (opaque).
+    static func opacity(_ name: String, _ value: Double) -> String {
+        value < 1 ? " \(name)=\"\(formatNumber((value * 1000).rounded() / 1000))\"" : ""
     }
 
     /// Borderline geometry as MyLayout draws it; `thick` is in pixels, so divided by the layout's

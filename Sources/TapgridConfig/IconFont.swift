@@ -13,17 +13,10 @@ extension ConfigLoader {
     /// - Parameter debianFont: where Debian's font is (a test names a missing one).
     public static func readIcons(for config: Config, debianFont: String = IconSet.debianFont) -> (icons: IconSet?, diagnostics: Diagnostics) {
         var diagnostics = Diagnostics()
-        let path = config.iconFont ?? debianFont
         let problem: String
-        do {
-            let bytes = try Files.readFile(path, maxBytes: maxIconFontBytes) { notRegularProblem($0) }
-            do throws(IconSet.Problem) {
-                return (try IconSet.parse(bytes), diagnostics)
-            } catch {
-                problem = "\(path): \(error.message)"
-            }
-        } catch {
-            problem = error.description
+        switch readIconSet(config.iconFont ?? debianFont) {
+        case .success(let icons): return (icons, diagnostics)
+        case .failure(let failure): problem = failure.message
         }
         if config.iconFont != nil {
             diagnostics.append(Diagnostic(.error, file: config.file, "iconFont: \(problem)"))
@@ -32,6 +25,21 @@ extension ConfigLoader {
                 "icons: \(problem); cells show their labels only (install \(IconSet.debianPackage), or name an SVG font with \"iconFont\")"))
         }
         return (nil, diagnostics)
+    }
+
+    /// Reads one SVG font (a regular file of at most `maxIconFontBytes`).
+    /// - Returns: its icons, or why not (`cannot read PATH: ...`, or `PATH: no <glyph> ...`).
+    public static func readIconSet(_ path: String) -> Result<IconSet, IconSet.Problem> {
+        do {
+            let bytes = try Files.readFile(path, maxBytes: maxIconFontBytes) { notRegularProblem($0) }
+            do throws(IconSet.Problem) {
+                return .success(try IconSet.parse(bytes))
+            } catch {
+                return .failure(IconSet.Problem("\(path): \(error.message)"))
+            }
+        } catch {
+            return .failure(IconSet.Problem(error.description))
+        }
     }
 
     /// What `check` says of icons: nothing for a config that names none and no `iconFont`; else

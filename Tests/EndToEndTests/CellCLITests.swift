@@ -82,15 +82,15 @@ extension EndToEnd {
             #expect(try tapgrid(["set", "home", "volume", "--text", "Vol 7"] + socket).code == 0)
             let svg = try tapgrid(["show", "--format", "svg"] + socket)
             #expect(svg.code == 0 && svg.err == "")
-            #expect(svg.out.contains(##"<text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">Vol 7</text>"##))
+            #expect(svg.out.contains(##"<text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#e8eaed">Vol 7</text>"##))
             #expect(!svg.out.contains(">volume</text>"))  // the text instead of the name
-            #expect(svg.out.contains(##"<rect x="100" y="0" width="100" height="100" fill="#f5a623" fill-opacity="0.55""##))  // mute is on
-            #expect(svg.out.contains(#"<title>1 &quot;mute&quot;: active, toggle</title>"#))
+            // mute is on: the page's accent (CellLook)
+            #expect(svg.out.contains(##"<rect x="102" y="2" width="96" height="96" fill="#1f6feb"><title>1 &quot;mute&quot;: active, toggle</title></rect>"##))
             // Tapped again, it is off: no longer lit.
             _ = try tapgrid(["tap", "150", "50"] + socket)
             let after = try tapgrid(["show", "--format", "svg"] + socket)
-            #expect(after.out.contains(#"<rect x="100" y="0" width="100" height="100" fill="none""#))
-            // Offline, the same command without --socket draws the config as before: names, shading.
+            #expect(after.out.contains(##"<rect x="102" y="2" width="96" height="96" fill="#2a2e37">"##))
+            // Offline, the same command without --socket draws the config: names, no state.
             let offline = try tapgrid(["show", daemon.configPath, "--format", "svg"])
             #expect(offline.out.contains(">volume</text>") && !offline.out.contains("Vol 7"))
         }

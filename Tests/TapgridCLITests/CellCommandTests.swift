@@ -118,8 +118,9 @@ import TapgridTestSupport
 
     static let layoutsReply = #"{"layouts":[{"name":"home","width":300,"height":100,"current":true,"grids":[{"path":"","rect":[0,0,300,100]},{"path":"0","rect":[0,0,100,100],"name":"volume","tag":1,"text":"42 %","active":true,"value":42,"enabled":null},{"path":"1","rect":[100,0,100,100],"name":"mute","tag":2,"toggle":true,"text":null,"active":null,"value":null,"enabled":false},{"path":"2","rect":[200,0,100,100],"name":"off","tag":3}]},{"name":"promo","width":200,"height":100,"current":false,"grids":[{"path":"","rect":[0,0,200,100],"tag":7,"text":"Buy <now>","active":null,"value":null,"enabled":null}]}]}"#
 
-    /// The daemon's current layout as its panel shows it: the state text instead of the name, the
-    /// active cell lit, the disabled one greyed and its label dimmed; the tooltips say the state.
+    /// The daemon's current layout as its panel shows it (`CellLook`): the state text instead of
+    /// the name, the active cell in the page's accent, the disabled one at the page's opacity;
+    /// the tooltips say the state.
     @Test func showWithASocketDrawsTheCellState() throws {
         let (result, requests) = try against(["show", "--format", "svg"], reply: Self.layoutsReply)
         #expect(requests == [#"{"op":"layouts","state":true}"#])
@@ -129,12 +130,12 @@ import TapgridTestSupport
             <title>tapgrid layout home, cell state from the daemon</title>
             <rect x="0" y="0" width="300" height="100" fill="#ffffff"/>
             <rect x="0" y="0" width="300" height="100" fill="none" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>(root)</title></rect>
-            <rect x="0" y="0" width="100" height="100" fill="#f5a623" fill-opacity="0.55" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>0 &quot;volume&quot;: text &quot;42 %&quot;, active, value 42</title></rect>
-            <rect x="100" y="0" width="100" height="100" fill="#9e9e9e" fill-opacity="0.45" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>1 &quot;mute&quot;: disabled, toggle</title></rect>
-            <rect x="200" y="0" width="100" height="100" fill="none" stroke="#555555" stroke-width="1" vector-effect="non-scaling-stroke"><title>2 &quot;off&quot;</title></rect>
-            <text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">42 %</text>
-            <text x="150" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#777777">mute</text>
-            <text x="250" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#1b1b1b">off</text>
+            <rect x="2" y="2" width="96" height="96" fill="#1f6feb"><title>0 &quot;volume&quot;: text &quot;42 %&quot;, active, value 42</title></rect>
+            <rect x="102" y="2" width="96" height="96" fill="#2a2e37" opacity="0.35"><title>1 &quot;mute&quot;: disabled, toggle</title></rect>
+            <rect x="202" y="2" width="96" height="96" fill="#2a2e37"><title>2 &quot;off&quot;</title></rect>
+            <text x="50" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#ffffff">42 %</text>
+            <text x="150" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#e8eaed" opacity="0.35">mute</text>
+            <text x="250" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#e8eaed">off</text>
             </svg>
 
             """)

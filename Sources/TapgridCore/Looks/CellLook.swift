@@ -41,6 +41,16 @@ public struct CellLook: Sendable, Equatable {
     public static let accentColor = CellColor(red: 0xff, green: 0xff, blue: 0xff)
     /// A disabled cell's opacity (the page's).
     public static let disabledOpacity = 0.35
+    /// The gap around a cell's fill, layout units: the page's transparent 2-unit border, so
+    /// neighbouring cells look apart while the cell's rect stays the one hit-tested.
+    public static let gap = 2.0
+
+    /// Where a cell's fill goes: `rect` inset by `gap` on each side (by less in a cell too small
+    /// for it, never past its middle). A style's border is drawn inside this rect's edge.
+    public static func fillRect(_ rect: Rect) -> Rect {
+        let dx = min(gap, rect.width / 4), dy = min(gap, rect.height / 4)
+        return Rect(x: rect.x + dx, y: rect.y + dy, width: rect.width - 2 * dx, height: rect.height - 2 * dy)
+    }
 
     public static func == (a: CellLook, b: CellLook) -> Bool {
         a.label == b.label && a.icon == b.icon && a.style == b.style && a.background == b.background && a.color == b.color

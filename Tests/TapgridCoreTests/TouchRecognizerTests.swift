@@ -35,6 +35,8 @@ import Testing
     struct Script {
         var engine: TapEngine
         var fired: [String] = []
+        /// Adds `" <value or -> at (x, y)"` to each line (`SliderRecognizerTests`).
+        var showValues = false
 
         init() throws { engine = try TouchRecognizerTests.engine() }
         init(config: String) throws { engine = try TouchRecognizerTests.engine(config) }
@@ -59,7 +61,8 @@ import Testing
                 let d = tap.decision
                 let grid = d.target.map { engine.active.layouts[d.layout].tree.path(of: $0.grid) } ?? "miss"
                 let handler = engine.active.config.handlerName(d.handler) ?? "none"
-                fired.append("\(ms) \(d.tapClass.name) \(grid) \(handler) \(d.outcome.name)")
+                let line = "\(ms) \(d.tapClass.name) \(grid) \(handler) \(d.outcome.name)"
+                fired.append(showValues ? line + " \(tap.value.map(formatNumber) ?? "-") at (\(formatNumber(tap.x)), \(formatNumber(tap.y)))" : line)
             }
         }
     }
@@ -251,7 +254,7 @@ import Testing
         var parser2 = ConfigParser(file: "t.json", directory: "/etc/tapgrid") { path in .failure(Diagnostic(.error, "no \(path)")) }
         let (_, d2) = parser2.parse(try JSONParser.parse(bad, lenient: true))
         #expect(d2.errors.map(\.description) == [
-            #"t.json: routes[2].on: expected "tap", "long", "hold" or "double", or a list of them, found "triple""#,
+            #"t.json: routes[2].on: expected "tap", "long", "hold", "double", "change" or "release", or a list of them, found "triple""#,
         ])
     }
 }

@@ -153,7 +153,7 @@ extension ConfigParser {
                 if case .array(let list) = onValue { names = list } else { names = [onValue] }
                 let classes = names.map { name -> TapClass? in if case .string(let text) = name { TapClass(name: text) } else { nil } }
                 guard !classes.isEmpty, !classes.contains(where: { $0 == nil }) else {
-                    error("\(path).on", "expected \"tap\", \"long\", \"hold\" or \"double\", or a list of them, found \(shown(onValue))")
+                    error("\(path).on", "expected \"tap\", \"long\", \"hold\", \"double\", \"change\" or \"release\", or a list of them, found \(shown(onValue))")
                     continue
                 }
                 on = classes.compactMap { $0 }
@@ -186,7 +186,10 @@ extension ConfigParser {
 
     /// Sets every hittable grid's handlers: for `tap`, its `action` if it has one, else the first
     /// route for `tap` whose tags hold its tag (or that has no tags); for `long`, `hold` and
-    /// `double`, the first route for that class. Done once at load so a tap costs no lookup.
+    /// `double`, the first route for that class. A slider (docs/touch.md "Sliders") has no `tap`,
+    /// `long`, `hold` or `double`: its `release` takes the `tap` slot (its `action`, else the
+    /// first route for `tap` or `release`: a route without `on` takes only `release` there) and
+    /// its `change` the first route for `change`. Done once at load so a tap costs no lookup.
     mutating func route(_ layout: inout LoadedLayout, handlers: [HandlerConfig], routes: [Route]) {
         var unroutedTags: Set<Int64> = []
         var tree = layout.resolved.tree
@@ -194,18 +197,25 @@ extension ConfigParser {
         var classMemo: [Int64: ClassHandlers] = [:]
         let classRoutes = routes.contains { route in route.on.contains { $0 != .tap } }
         /// The index in `routes` of the first route for `tapClass` that takes `tag`.
-        func firstRouteIndex(_ tapClass: TapClass, tag: Int64) -> Int? {
-            routes.firstIndex { route in route.on.contains(tapClass) && (route.tags.map { tag != 0 && $0.contains(tag) } ?? true) }
+        func firstRouteIndex(_ tapClass: TapClass, or other: TapClass? = nil, tag: Int64) -> Int? {
+            routes.firstIndex { route in
+                (route.on.contains(tapClass) || other.map(route.on.contains) == true) && (route.tags.map { tag != 0 && $0.contains(tag) } ?? true)
+            }
         }
-        func firstRoute(_ tapClass: TapClass, tag: Int64) -> Int32 {
-            firstRouteIndex(tapClass, tag: tag).map { Int32(routes[$0].handler) } ?? -1
+        func firstRoute(_ tapClass: TapClass, or other: TapClass? = nil, tag: Int64) -> Int32 {
+            firstRouteIndex(tapClass, or: other, tag: tag).map { Int32(routes[$0].handler) } ?? -1
         }
+        let sliders = tree.sliders
         var conflicts: [(Int, Int64)] = []
         for index in tree.nodes.indices where tree.nodes[index].hittable {
             let slot = Int(tree.nodes[index].info)
             guard slot >= 0 else { continue }
             let info = tree.infos[slot]
-            if classRoutes {
+            let isSlider = !sliders.isEmpty && sliders[Int32(index)] != nil
+            if isSlider {
+                let change = firstRoute(.change, tag: info.tag)
+                if change >= 0 { layout.classHandlers[slot] = ClassHandlers(change: change) }
+            } else if classRoutes {
                 let classes: ClassHandlers
                 if let known = classMemo[info.tag] {
                     classes = known
@@ -227,7 +237,9 @@ extension ConfigParser {
                 continue
             }
             let handler: Int32
-            if let known = memo[info.tag] {
+            if isSlider {
+                handler = firstRoute(.tap, or: .release, tag: info.tag)
+            } else if let known = memo[info.tag] {
                 handler = known
             } else {
                 handler = firstRoute(.tap, tag: info.tag)

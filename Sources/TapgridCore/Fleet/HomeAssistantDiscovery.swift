@@ -105,6 +105,9 @@ public enum HomeAssistantDiscovery {
         case .tap: return "button_short_press"
         case .long, .hold: return "button_long_press"
         case .double: return "button_double_press"
+        // Not offered as triggers: a slider is a `number` entity (docs/touch.md "Sliders").
+        case .change: return "slider_change"
+        case .release: return "slider_release"
         }
     }
 

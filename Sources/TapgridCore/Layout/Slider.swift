@@ -92,3 +92,20 @@ public struct SliderSpec: Sendable, Equatable {
         return Swift.max(0, decimals - exponent)
     }
 }
+
+/// A slider where it is drawn: its spec, its grid's rect and the layout's direction, all the
+/// value of a point needs.
+public struct SliderPlace: Sendable, Equatable {
+    public var spec: SliderSpec
+    public var rect: Rect
+    public var direction: LayoutDirection
+
+    public init(spec: SliderSpec, rect: Rect, direction: LayoutDirection) {
+        self.spec = spec
+        self.rect = rect
+        self.direction = direction
+    }
+
+    /// The value at (x, y) (`SliderSpec.value(atX:y:in:direction:)`).
+    public func value(atX x: Double, y: Double) -> Double { spec.value(atX: x, y: y, in: rect, direction: direction) }
+}

@@ -19,6 +19,8 @@ public final class ActiveConfig {
     public let generation: UInt64
     /// Some grid has `"toggle": true` (taps then look at cell state).
     public let hasToggles: Bool
+    /// Some grid is a slider (docs/touch.md "Sliders"): a plain tap on one is a `release`.
+    public let hasSliders: Bool
     /// Per layout: `"layout":"home","generation":3,"hit":` (a reply, after `seq`).
     public let replyHeads: ByteTable
     /// Per layout: `,"layout":"home","generation":3,"x":` (an event-log record, after `seq`).
@@ -39,6 +41,7 @@ public final class ActiveConfig {
         self.layouts = config.layouts
         self.generation = generation
         hasToggles = config.layouts.contains { $0.tree.infos.contains { $0.toggle } }
+        hasSliders = config.layouts.contains { !$0.tree.sliders.isEmpty }
         let layoutNames = config.layouts.map { layout in
             var bytes: [UInt8] = []
             JSONWriter.appendString(layout.name, to: &bytes)
@@ -100,6 +103,14 @@ public final class ActiveConfig {
     @inline(__always)
     public func target(layout: Int, x: Double, y: Double) -> TapTarget? {
         hitIndexes[layout].target(x: x, y: y)
+    }
+
+    /// The grid's slider with what its value is worked out from, nil when it is none.
+    public func slider(layout: Int, grid: Int) -> SliderPlace? {
+        guard hasSliders else { return nil }
+        let resolved = layouts[layout].resolved
+        guard let spec = resolved.tree.sliders[Int32(grid)] else { return nil }
+        return SliderPlace(spec: spec, rect: resolved.rects[grid], direction: resolved.frame.direction)
     }
 
     /// `Config.layoutIndex(named:)`, on `layouts` for the same reason as `target`.

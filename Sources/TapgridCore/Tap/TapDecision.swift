@@ -20,6 +20,9 @@ public struct TapDecision: Sendable, Equatable {
     /// A `toggle` grid's `active` after this tap flipped it (its record and reply carry it);
     /// nil for every other tap.
     public var toggledActive: Bool? = nil
+    /// A slider's value for its `change` and `release` (docs/touch.md "Sliders"); nil for
+    /// every other tap.
+    public var value: Double? = nil
 
     /// The handler slot, -1 when unrouted or a miss.
     public var handler: Int32 { target?.handler ?? -1 }

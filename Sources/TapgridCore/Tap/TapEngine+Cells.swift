@@ -75,14 +75,19 @@ extension TapEngine {
         if cells[key]?.isDisabled == true { disabledCells -= 1 }
         if state.isDisabled { disabledCells += 1 }
         cells[key] = state.isEmpty ? nil : state
-        cellRules = disabledCells > 0 || active.hasToggles
+        cellRules = disabledCells > 0 || active.hasToggles || active.hasSliders
         cellsVersion &+= 1
     }
 
     /// The tap path's cell rules, run only while `cellRules` is set.
     /// - Returns: true when the grid is disabled (the tap is refused, nothing flips); otherwise a
     ///   `tap`-class tap on a toggle grid has flipped its `active` (`decision.toggledActive`).
-    mutating func applyCellRules(_ decision: inout TapDecision, target: TapTarget) -> Bool {
+    ///   A plain tap on a slider is a `release` at its point (x, y), with its value.
+    mutating func applyCellRules(_ decision: inout TapDecision, target: TapTarget, x: Double, y: Double) -> Bool {
+        if decision.tapClass == .tap && !decision.fromContact, let slider = active.slider(layout: decision.layout, grid: target.grid) {
+            decision.tapClass = .release
+            decision.value = slider.value(atX: x, y: y)
+        }
         let key = Self.cellKey(decision.layout, target.grid)
         let state = cells[key]
         if state?.isDisabled == true { return true }
@@ -104,7 +109,7 @@ extension TapEngine {
     /// or counted, and nothing is to be recorded: the outcome is `.checked` otherwise.
     public mutating func replayTap(layout: Int, x: Double, y: Double) -> TapDecision {
         var decision = check(layout: layout, x: x, y: y)
-        if cellRules, let target = decision.target, applyCellRules(&decision, target: target) { decision.outcome = .disabled }
+        if cellRules, let target = decision.target, applyCellRules(&decision, target: target, x: x, y: y) { decision.outcome = .disabled }
         return decision
     }
 
@@ -149,7 +154,7 @@ extension TapEngine {
     public mutating func restoreCells(_ named: [NamedCell]) -> Int {
         cells.removeAll()
         disabledCells = 0
-        cellRules = active.hasToggles
+        cellRules = active.hasToggles || active.hasSliders
         var dropped = 0
         for cell in named {
             guard let layout = active.layoutIndex(named: cell.layout), let grid = active.layouts[layout].tree.index(ofPath: cell.path)

@@ -33,6 +33,9 @@ public struct ClassedTap: Sendable, Equatable {
     public var key: ContactKey
     /// Which press (the engine numbers every accepted `down` from 1) made it.
     public var press: Int
+
+    /// A slider's value for a `change` or `release`; nil for every other tap.
+    public var value: Double? { decision.value }
 }
 
 /// One contact in flight.
@@ -46,6 +49,8 @@ struct Contact {
         case holding
         /// Moved past slop: no class at all, whatever follows.
         case void
+        /// Went down on a slider: `change` as it moves, `release` when it lifts, wherever it is.
+        case sliding
     }
     var layout: Int
     var explicitLayout: Bool
@@ -59,6 +64,19 @@ struct Contact {
     var due: UInt64?
     /// Its number among the engine's presses.
     var press: Int
+    /// The slider it went down on (stage `.sliding`), else nil.
+    var slide: Slide? = nil
+}
+
+/// A contact's slider and its `change`s so far (docs/touch.md "Sliders").
+struct Slide {
+    var place: SliderPlace
+    /// The value of its last `change`; nil before the first.
+    var sent: Double?
+    /// When its last `change` fired.
+    var sentAt: UInt64?
+    /// A value held back by `changeMs`, with its point: fired at the contact's `due`.
+    var held: (value: Double, x: Double, y: Double)?
 }
 
 /// A tap on a grid that routes `double`, waiting `doubleTapMs` for a second tap.
@@ -122,10 +140,17 @@ extension TapEngine {
             guard contacts[key] == nil else { throw .slotAlreadyDown(key.slot) }
             let index = layout ?? currentLayout
             let target = active.target(layout: index, x: x, y: y)
+            presses += 1
+            if let target, let place = active.slider(layout: index, grid: target.grid) {
+                // The down itself sends nothing; long, hold and double do not apply.
+                contacts[key] = Contact(
+                    layout: index, explicitLayout: layout != nil, target: target, classes: ClassHandlers(), downX: x, downY: y,
+                    lastX: x, lastY: y, stage: .sliding, due: nil, press: presses, slide: Slide(place: place))
+                return 0
+            }
             let classes = target.flatMap { active.layouts[index].classHandlers[$0.info] } ?? ClassHandlers()
             let timing = active.layouts[index].timing
             let routesPress = classes.long >= 0 || classes.hold >= 0
-            presses += 1
             contacts[key] = Contact(
                 layout: index, explicitLayout: layout != nil, target: target, classes: classes, downX: x, downY: y,
                 lastX: x, lastY: y, stage: .pressed, due: routesPress ? now + UInt64(timing.longPressMs) * 1_000_000 : nil,
@@ -134,7 +159,9 @@ extension TapEngine {
             guard var contact = contacts[key] else { return 0 }
             contact.lastX = x ?? contact.lastX
             contact.lastY = y ?? contact.lastY
-            if contact.stage != .void && beyondSlop(contact) {
+            if contact.stage == .sliding {
+                slid(&contact, key: key, now: now, into: &taps)
+            } else if contact.stage != .void && beyondSlop(contact) {
                 // A swipe is not a tap: no class at all, and hold repeats stop.
                 contact.stage = .void
                 contact.due = nil
@@ -144,6 +171,13 @@ extension TapEngine {
             guard var contact = contacts.removeValue(forKey: key) else { return 0 }
             contact.lastX = x ?? contact.lastX
             contact.lastY = y ?? contact.lastY
+            if let slide = contact.slide {
+                // Always, with the value at the point it lifted (a change still held is dropped).
+                taps.append(fire(.release, layout: contact.layout, target: contact.target, explicitLayout: contact.explicitLayout,
+                                 x: contact.lastX, y: contact.lastY, key: key, press: contact.press, at: now,
+                                 value: slide.place.value(atX: contact.lastX, y: contact.lastY)))
+                return taps.count - before
+            }
             guard contact.stage == .pressed, !beyondSlop(contact) else { return 0 }
             // Released still over the pressed grid (or, for a press on nothing, over nothing).
             let over = active.target(layout: contact.layout, x: contact.lastX, y: contact.lastY)
@@ -186,6 +220,17 @@ extension TapEngine {
 
     private mutating func fireTimer(_ key: ContactKey, _ contact: Contact, due: UInt64, now: UInt64, into taps: inout [ClassedTap]) {
         var contact = contact
+        if contact.stage == .sliding {
+            // A change held back by changeMs, now that its time is up (it still differs: a
+            // move back to the last change's value dropped it).
+            contact.due = nil
+            if let held = contact.slide?.held {
+                contact.slide!.held = nil
+                sendChange(&contact, value: held.value, x: held.x, y: held.y, key: key, at: due, into: &taps)
+            }
+            contacts[key] = contact
+            return
+        }
         let timing = active.layouts[contact.layout].timing
         let tapClass: TapClass
         if contact.stage == .holding {
@@ -232,6 +277,41 @@ extension TapEngine {
         return ended
     }
 
+    /// A slider's contact moved to (lastX, lastY): a `change` now if the value differs from the
+    /// last one and `changeMs` has passed since it, else held until then (nothing while the
+    /// grid is disabled).
+    private mutating func slid(_ contact: inout Contact, key: ContactKey, now: UInt64, into taps: inout [ClassedTap]) {
+        guard var slide = contact.slide, let target = contact.target else { return }
+        let value = slide.place.value(atX: contact.lastX, y: contact.lastY)
+        let disabled = cellRules && cells[Self.cellKey(contact.layout, target.grid)]?.isDisabled == true
+        if disabled || value == slide.sent {
+            slide.held = nil
+            contact.due = nil
+            contact.slide = slide
+            return
+        }
+        let wait = UInt64(slide.place.spec.changeMs) * 1_000_000
+        if let sentAt = slide.sentAt, now < sentAt + wait {
+            slide.held = (value, contact.lastX, contact.lastY)
+            contact.due = sentAt + wait
+            contact.slide = slide
+            return
+        }
+        slide.held = nil
+        contact.due = nil
+        contact.slide = slide
+        sendChange(&contact, value: value, x: contact.lastX, y: contact.lastY, key: key, at: now, into: &taps)
+    }
+
+    private mutating func sendChange(
+        _ contact: inout Contact, value: Double, x: Double, y: Double, key: ContactKey, at now: UInt64, into taps: inout [ClassedTap]
+    ) {
+        contact.slide?.sent = value
+        contact.slide?.sentAt = now
+        taps.append(fire(.change, layout: contact.layout, target: contact.target, explicitLayout: contact.explicitLayout,
+                         x: x, y: y, key: key, press: contact.press, at: now, value: value))
+    }
+
     private func beyondSlop(_ contact: Contact) -> Bool {
         let dx = contact.lastX - contact.downX, dy = contact.lastY - contact.downY
         let slop = active.layouts[contact.layout].timing.slop
@@ -242,26 +322,29 @@ extension TapEngine {
     /// (not for hold's repeats), the handler's decision.
     private mutating func fire(
         _ tapClass: TapClass, layout: Int, target: TapTarget?, explicitLayout: Bool, x: Double, y: Double, key: ContactKey,
-        press: Int, at now: UInt64, isRepeat: Bool = false
+        press: Int, at now: UInt64, isRepeat: Bool = false, value: Double? = nil
     ) -> ClassedTap {
         seq += 1
         var decision = TapDecision(seq: seq, layout: layout, target: nil, outcome: .miss, action: .none, reason: nil)
         decision.tapClass = tapClass
         decision.fromContact = true
+        decision.value = value
+        // Neither debounced nor debouncing: a hold's repeats, a slider's changes.
+        let undebounced = isRepeat || tapClass == .change
         if var target {
-            if tapClass != .tap {
+            if tapClass != .tap && tapClass != .release {
                 target.handler = active.layouts[layout].classHandlers[target.info]?[tapClass] ?? -1
             }
             decision.target = target
-            if cellRules && applyCellRules(&decision, target: target) {
+            if cellRules && applyCellRules(&decision, target: target, x: x, y: y) {
                 decision.outcome = .disabled
             } else if target.handler < 0 {
                 decision.outcome = .unrouted
-            } else if !isRepeat && isSuppressed(layout: layout, grid: target.grid, explicitLayout: explicitLayout, now: now) {
+            } else if !undebounced && isSuppressed(layout: layout, grid: target.grid, explicitLayout: explicitLayout, now: now) {
                 decision.outcome = .suppressed
             } else {
                 route(&decision, target: target, now: now)
-                if !decision.action.isSettledByCaller && decision.outcome == .dispatched && !isRepeat {
+                if !decision.action.isSettledByCaller && decision.outcome == .dispatched && !undebounced {
                     noteDispatch(layout: layout, grid: target.grid, now: now)
                 }
             }

@@ -44,7 +44,7 @@ public struct TapEngine {
     public init(config: Config, generation: UInt64) {
         active = ActiveConfig(config: config, generation: generation)
         currentLayout = config.layoutIndex(named: config.initialLayout) ?? 0
-        cellRules = active.hasToggles
+        cellRules = active.hasToggles || active.hasSliders
     }
 
     /// The name of the current layout.
@@ -75,7 +75,7 @@ public struct TapEngine {
             seq: seq, layout: layout, target: active.target(layout: layout, x: x, y: y),
             outcome: .miss, action: .none, reason: nil)
         if let target = decision.target {
-            if cellRules && applyCellRules(&decision, target: target) {
+            if cellRules && applyCellRules(&decision, target: target, x: x, y: y) {
                 decision.outcome = .disabled
             } else if target.handler < 0 {
                 decision.outcome = .unrouted

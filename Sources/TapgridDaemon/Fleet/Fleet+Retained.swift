@@ -89,6 +89,6 @@ extension Fleet {
         return table[layout][grid]
     }
 
-    /// `tap`, `long`, `hold`, `double` as payloads, made once.
-    static let classPayloads: [[UInt8]] = (0..<4).map { Array((TapClass(rawValue: $0)?.name.description ?? "tap").utf8) }
+    /// Each class's name as a payload (`tap`, `long`, ...), made once, by raw value.
+    static let classPayloads: [[UInt8]] = TapClass.allCases.sorted { $0.rawValue < $1.rawValue }.map { Array($0.name.description.utf8) }
 }

@@ -207,9 +207,20 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
         }
         guard let grid = decision.target?.grid, let topic = cellTopic(state: false, layout: decision.layout, grid: grid, active: active)
         else { return }
-        enqueue(Outgoing(
-            topic: topic, payload: Self.classPayloads[decision.tapClass.rawValue], qos: 1, retain: false,
-            queuedAt: loop.now, expires: true))
+        switch decision.tapClass {
+        case .change, .release:
+            // A slider's (docs/touch.md "Sliders"): its class and value; a change at QoS 0 (the
+            // next one replaces it), the release at QoS 1.
+            var payload = JSONObjectWriter(.compact)
+            payload.string("class", decision.tapClass.name.description)
+            payload.number("value", decision.value)
+            enqueue(Outgoing(topic: topic, payload: payload.bytes, qos: decision.tapClass == .change ? 0 : 1, retain: false,
+                             queuedAt: loop.now, expires: true))
+        default:
+            enqueue(Outgoing(
+                topic: topic, payload: Self.classPayloads[decision.tapClass.rawValue], qos: 1, retain: false,
+                queuedAt: loop.now, expires: true))
+        }
     }
 
     func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {

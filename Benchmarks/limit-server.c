@@ -20,7 +20,8 @@
  *                 builds limit-server-mqtt) tapgridd's fleet work per tap: its record on tapgrid/NODE/events
  *                 and, unless a miss, "tap" on tapgrid/NODE/action/bench/<cell> with a message
  *                 expiry (30 s less its age), both QoS 1 over MQTT 5, with tapgridd's windows (at
- *                 most 100 records and 1,000 actions unacknowledged); a wakeup's publishes in one
+ *                 most 100 records and 1,000 actions unacknowledged) and bound (at most 10,000
+ *                 actions wait, the oldest dropped first); a wakeup's publishes in one
  *                 round at its end, at most every 2 ms while taps keep coming (tapgridd's pacing),
  *                 written with TCP_CORK around one mosquitto_loop_write. libmosquitto runs on this
  *                 loop alone, no library thread: mosquitto_loop_read while it keeps handling
@@ -306,6 +307,7 @@ typedef struct { int leaf; uint64_t at; } Action;
 static Action *actions;
 static size_t actions_head, actions_tail, actions_cap;
 static uint64_t now_ns, pump_due, misc_due;
+#define MAX_WAITING 10000
 
 static uint64_t monotonic(void) {
     struct timespec ts;
@@ -413,6 +415,11 @@ static void answer(Conn *c, const char *line, size_t len) {
     if (mqtt_on) {
         records_waiting++;
         if (hit) {
+            /* At most 10,000 wait, the oldest dropped first (Fleet.maxQueued). */
+            if (actions_tail - actions_head == MAX_WAITING) {
+                actions_head++;
+                dropped++;
+            }
             if (actions_tail == actions_cap) {
                 if (actions_head > actions_cap / 2) {
                     memmove(actions, actions + actions_head, (actions_tail - actions_head) * sizeof *actions);
@@ -789,7 +796,12 @@ int main(int argc, char **argv) {
             timeout = (struct timespec){.tv_sec = (time_t)(left / 1000000000ull), .tv_nsec = (long)(left % 1000000000ull)};
             wait = &timeout;
         }
-        int n = epoll_pwait2(ep, evs, 64, wait, NULL);
+        /* epoll_pwait2 for a timeout in ns (the 2 ms rounds); epoll_wait where the kernel or
+         * valgrind has not got it, its timeout in whole ms, rounded up. */
+        static int no_pwait2;
+        int n = -1;
+        if (!no_pwait2 && (n = epoll_pwait2(ep, evs, 64, wait, NULL)) < 0 && errno == ENOSYS) no_pwait2 = 1;
+        if (no_pwait2) n = epoll_wait(ep, evs, 64, wait ? (int)(wait->tv_sec * 1000 + (wait->tv_nsec + 999999) / 1000000) : -1);
         if (mqtt_on) now_ns = monotonic();
         for (int i = 0; i < n; i++) {
             void *token = evs[i].data.ptr;

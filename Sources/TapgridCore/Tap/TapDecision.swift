@@ -23,6 +23,9 @@ public struct TapDecision: Sendable, Equatable {
     /// A slider's value for its `change` and `release` (docs/touch.md "Sliders"); nil for
     /// every other tap.
     public var value: Double? = nil
+    /// The slider's state `value` changed to `value` with this tap (the caller tells the
+    /// transports that show state; no state record: the tap's record carries the value).
+    public var storedValue = false
 
     /// The handler slot, -1 when unrouted or a miss.
     public var handler: Int32 { target?.handler ?? -1 }

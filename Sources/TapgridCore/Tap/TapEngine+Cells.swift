@@ -8,6 +8,9 @@ extension TapEngine {
         case unknownLayout(String)
         /// `unknown_grid`, with its message.
         case unknownGrid(String)
+        /// `bad_request`: a `value` a slider cannot take (not a number, or off its scale), with
+        /// its message naming the range.
+        case badValue(String)
     }
 
     /// A state change the caller records (`{"event": "state", ...}`) and persists.
@@ -61,12 +64,36 @@ extension TapEngine {
         case .failure(let failure): return .failure(failure)
         case .success(let found): grid = found
         }
+        var change = change
+        if case .set(let text) = change.valueJSON, let slider = active.slider(layout: layout, grid: grid) {
+            switch sliderValue(text, slider.spec, grid: reference, layout: layout) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let value): change.valueJSON = .set(value)
+            }
+        }
         let before = cellState(layout: layout, grid: grid)
         let after = change.applied(to: before)
         guard after != before else { return .success((grid, layout, nil)) }
         store(after, layout: layout, grid: grid)
         seq += 1
         return .success((grid, layout, CellUpdate(seq: seq, layout: layout, grid: grid, state: after)))
+    }
+
+    /// A `set`'s `value` (compact JSON) for a slider (docs/touch.md "Sliders"): a number within
+    /// [min, max], rounded to `step` from min.
+    /// - Returns: the rounded value's JSON, or the `bad_request` message naming the range.
+    func sliderValue(_ text: String, _ spec: SliderSpec, grid reference: String, layout: Int) -> Result<String, CellFailure> {
+        let parsed = try? JSONParser.parse(Array(text.utf8), lenient: false)
+        let range = "from \(formatNumber(spec.min)) to \(formatNumber(spec.max))"
+        let slider = "slider \(jsonEscaped(reference)) in layout \(jsonEscaped(active.layouts[layout].name))"
+        guard case .number(let number)? = parsed else {
+            return .failure(.badValue("\"value\" must be a number \(range) for \(slider), not \(parsed?.typeDescription ?? "a value")"))
+        }
+        let value = number.double
+        guard value >= spec.min, value <= spec.max else {
+            return .failure(.badValue("\"value\" \(formatNumber(value)) is off the scale of \(slider): expected a number \(range)"))
+        }
+        return .success(formatNumber(spec.rounded(value)))
     }
 
     /// Stores a grid's state, keeping `disabledCells` and `cellRules` in step.
@@ -82,7 +109,9 @@ extension TapEngine {
     /// The tap path's cell rules, run only while `cellRules` is set.
     /// - Returns: true when the grid is disabled (the tap is refused, nothing flips); otherwise a
     ///   `tap`-class tap on a toggle grid has flipped its `active` (`decision.toggledActive`).
-    ///   A plain tap on a slider is a `release` at its point (x, y), with its value.
+    ///   A plain tap on a slider is a `release` at its point (x, y), with its value; a slider's
+    ///   `change` or `release` makes its value the grid's state `value` (`decision.storedValue`
+    ///   when that changed it).
     mutating func applyCellRules(_ decision: inout TapDecision, target: TapTarget, x: Double, y: Double) -> Bool {
         if decision.tapClass == .tap && !decision.fromContact, let slider = active.slider(layout: decision.layout, grid: target.grid) {
             decision.tapClass = .release
@@ -91,6 +120,16 @@ extension TapEngine {
         let key = Self.cellKey(decision.layout, target.grid)
         let state = cells[key]
         if state?.isDisabled == true { return true }
+        if let value = decision.value {
+            // A slider's change or release: its value is the grid's state `value`, routed or not.
+            let text = formatNumber(value)
+            guard state?.valueJSON != text else { return false }
+            var moved = state ?? CellState()
+            moved.valueJSON = text
+            store(moved, layout: decision.layout, grid: target.grid)
+            decision.storedValue = true
+            return false
+        }
         guard decision.tapClass == .tap, target.info >= 0, active.layouts[decision.layout].tree.infos[target.info].toggle
         else { return false }
         var flipped = state ?? CellState()

@@ -48,6 +48,7 @@ extension RequestRouter {
         switch output.engine.set(layout: request.layout, grid: request.grid, request.change) {
         case .failure(.unknownLayout(let message)): ReplyWriter.error(.unknownLayout, message, id: id, out)
         case .failure(.unknownGrid(let message)): ReplyWriter.error(.unknownGrid, message, id: id, out)
+        case .failure(.badValue(let message)): ReplyWriter.error(.badRequest, message, id: id, out)
         case .success(let (grid, layout, update)):
             if let update { output.recordState(update, source: connection.origin == .mqtt ? .mqtt : .socket) }
             let loaded = output.engine.active.layouts[layout]

@@ -137,6 +137,12 @@ final class TapOutput {
                 seq: decision.seq, layout: decision.layout, grid: target.grid,
                 state: engine.cellState(layout: decision.layout, grid: target.grid)), source: .toggle)
         }
+        if decision.storedValue, let outbox, let target = decision.target {
+            // A slider's value became its state (docs/touch.md "Sliders"): the page and the
+            // fleet's retained state follow; the tap's record carries the value, so no state record.
+            outbox.append(.state(layout: decision.layout, grid: target.grid,
+                                 engine.cellState(layout: decision.layout, grid: target.grid), active: engine.active))
+        }
         switch decision.action {
         case .none:
             break

@@ -71,10 +71,15 @@ extension ReplyWriter {
             out.append("null")
         }
         out.append(tail)
-        if decision.fromContact {
+        // A plain tap on a slider is a `release` (docs/touch.md "Sliders"): it says so too.
+        if decision.fromContact || decision.tapClass != .tap {
             out.append(#","class":""#)
             out.append(decision.tapClass.name)
             out.append(0x22)
+        }
+        if let value = decision.value {
+            out.append(#","value":"#)
+            out.append(number: value)
         }
         if let toggled = decision.toggledActive { out.append(toggled ? #","active":true"# : #","active":false"#) }
         if let reason = decision.reason {

@@ -22,12 +22,15 @@ public struct TapRecord: Sendable, Equatable {
     public var handler: String?
     /// The outcome's name as recorded.
     public var outcome: String?
-    /// The class, for taps from touch contacts (`tap`, `long`, `hold`, `double`); nil for tap requests.
+    /// The class, for taps from touch contacts (`tap`, `long`, `hold`, `double`, `change`,
+    /// `release`) and plain taps on sliders (`release`); nil for other tap requests.
     public var tapClass: String?
     /// Where its contact came from (`socket` or a touchscreen's name); nil for tap requests.
     public var source: String?
     /// A `toggle` grid's `active` after this tap flipped it; nil for every other tap.
     public var active: Bool?
+    /// A slider's value for its `change` and `release` (docs/touch.md "Sliders"); nil for every other tap.
+    public var value: Double?
 
     public init(seq: String, layout: String, x: Double, y: Double, hit: String? = nil, tag: Int64? = nil,
                 actionData: JSONValue = .null, handler: String? = nil, outcome: String? = nil) {
@@ -73,10 +76,22 @@ public struct TapRecord: Sendable, Equatable {
             record.append(decision.tapClass.name)
             record.append(#"","source":"#)
             if let source { record.append(source) } else { record.append("null") }
-        } else if let source {
-            // A tap request from elsewhere than the socket (an MQTT command: `"mqtt"`).
-            record.append(#","source":"#)
-            record.append(source)
+        } else {
+            // A plain tap on a slider is a `release` (docs/touch.md "Sliders").
+            if decision.tapClass != .tap {
+                record.append(#","class":""#)
+                record.append(decision.tapClass.name)
+                record.append(0x22)
+            }
+            if let source {
+                // A tap request from elsewhere than the socket (an MQTT command: `"mqtt"`).
+                record.append(#","source":"#)
+                record.append(source)
+            }
+        }
+        if let value = decision.value {
+            record.append(#","value":"#)
+            record.append(number: value)
         }
         if let toggled = decision.toggledActive { record.append(toggled ? #","active":true"# : #","active":false"#) }
         record.append("}\n")
@@ -282,6 +297,7 @@ public enum EventRecord: Sendable, Equatable {
         if case .string(let tapClass)? = value["class"] { record.tapClass = tapClass }
         if case .string(let source)? = value["source"] { record.source = source }
         if case .bool(let active)? = value["active"] { record.active = active }
+        if case .number(let number)? = value["value"] { record.value = number.double }
         return .success(.tap(record))
     }
 

@@ -14,7 +14,7 @@ enum ChildEnvironment {
     /// `NAME=value` strings for `Spawn.run`.
     static func entries(inherited: [String], for request: ChildRequest) -> [String] {
         var env = inherited
-        env.reserveCapacity(inherited.count + 11)
+        env.reserveCapacity(inherited.count + 12)
         env.append("TAPGRID_LAYOUT=" + request.layout)
         env.append("TAPGRID_GRID=" + request.gridPath)
         env.append("TAPGRID_NAME=" + (request.name ?? ""))
@@ -25,7 +25,12 @@ enum ChildEnvironment {
         env.append("TAPGRID_SEQ=" + String(request.seq))
         env.append("TAPGRID_TEXT=" + (request.cell.text ?? ""))
         env.append("TAPGRID_ACTIVE=" + (request.cell.active.map { $0 ? "true" : "false" } ?? ""))
-        env.append("TAPGRID_VALUE=" + (request.cell.valueJSON ?? ""))
+        if let slider = request.slider {
+            env.append("TAPGRID_VALUE=" + shortestDecimal(slider.value))
+            env.append("TAPGRID_CLASS=" + slider.tapClass.name.description)
+        } else {
+            env.append("TAPGRID_VALUE=" + (request.cell.valueJSON ?? ""))
+        }
         return env
     }
 

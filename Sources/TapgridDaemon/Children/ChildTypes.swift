@@ -23,6 +23,9 @@ public struct ChildRequest: Sendable {
     public var seq: UInt64
     /// The grid's state after the tap's own toggle (`TAPGRID_TEXT`, `TAPGRID_ACTIVE`, `TAPGRID_VALUE`).
     public var cell = CellState()
+    /// A slider's `change` or `release` (`TAPGRID_CLASS`) and its value (`TAPGRID_VALUE`, in
+    /// place of the state's), docs/touch.md "Sliders"; nil for every other tap.
+    public var slider: (tapClass: TapClass, value: Double)?
     /// A command given whole (the screen's `commands`, docs/screen.md): run as it is, under the
     /// handler's timeouts and limits; no actionData is read.
     public var argv: [String]?

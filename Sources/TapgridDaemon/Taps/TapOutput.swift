@@ -175,6 +175,7 @@ final class TapOutput {
             name: info.name, tag: info.tag == 0 ? nil : info.tag, actionData: info.actionData, x: x, y: y,
             seq: decision.seq)
         if engine.hasCellState { request.cell = engine.cellState(layout: decision.layout, grid: target.grid) }
+        if let value = decision.value { request.slider = (decision.tapClass, value) }
         switch supervisor.submit(request) {
         case .dispatched:
             engine.settle(&decision, outcome: .dispatched, reason: nil, now: now)

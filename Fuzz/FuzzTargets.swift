@@ -242,6 +242,9 @@ func fuzzTouch(_ bytes: [UInt8]) {
             if let single = before.single { violated("\(tapClass) after \(single) on contact \(instance)") }
             if before.held { violated("\(tapClass) after hold on contact \(instance)") }
             fired[instance] = (single: tapClass, held: before.held)
+
+        case .change, .release:
+            violated("\(tapClass) on contact \(instance) of a layout without sliders")
         }
     }
 
@@ -276,6 +279,8 @@ func fuzzTouch(_ bytes: [UInt8]) {
                 record(owner, .tap)
             case .double:
                 violated("a double fired by a timer")
+            case .change, .release:
+                violated("\(tapClass) fired by a timer on a layout without sliders")
             }
         }
         for waitKey in waitOwner.keys where engine.doubleWaits[waitKey] == nil { waitOwner[waitKey] = nil }

@@ -55,7 +55,7 @@ final class Daemon: LoopHandler, DaemonControl {
     init(
         config: Config, configPath: String, socketPath: String?, listener: consuming OwnedFD,
         signals: consuming SignalFD, log: LogSink, manager: ServiceManager, environment: [String: String],
-        secrets: ConfigSecrets = ConfigSecrets(), panelListener: consuming PanelListener? = nil
+        secrets: ConfigSecrets = ConfigSecrets(), panelListener: consuming PanelListener? = nil, icons: IconSet? = nil
     ) throws(Errno) {
         self.configPath = configPath
         self.log = log
@@ -103,6 +103,7 @@ final class Daemon: LoopHandler, DaemonControl {
                 settings, token: secrets.panelToken, listener: listener, loop: loop, log: log, output: output,
                 endpoint: endpoint, server: server)
         }
+        panel?.icons = icons
         if fleet != nil || panel != nil { output.outbox = Outbox() }
         output.mqttHandler = fleet
         loop.onWakeupEnd { [unowned self] in endWakeup() }
@@ -305,6 +306,7 @@ final class Daemon: LoopHandler, DaemonControl {
         for (name, errors) in pushed.reroute(for: new) {
             log.warning("pushed layout \(name) dropped: it no longer loads with this config: " + errors.map(\.description).joined(separator: "; "))
         }
+        panel?.icons = result.icons
         output.engine.swap(to: pushed.combined(with: new), generation: generation + 1)
         output.recordEndedContacts(now: Clock.monotonicNanos())  // contacts in flight end
         touch.reschedule()

@@ -131,7 +131,7 @@ public enum TapgridDaemonMain {
             daemon = try Daemon(
                 config: config, configPath: configPath, socketPath: ownSocket, listener: listener,
                 signals: signals, log: log, manager: manager, environment: environment, secrets: initial.secrets,
-                panelListener: panelListener)
+                panelListener: panelListener, icons: initial.icons)
         } catch {
             log.error("cannot set up the event loop: \(error)")
             if let ownSocket { try? Files.remove(ownSocket) }
@@ -148,14 +148,13 @@ public enum TapgridDaemonMain {
     /// killed by `TimeoutStartSec=`; otherwise inline.
     static func loadInitialConfig(path: String, manager: ServiceManager) -> LoadResult {
         guard CurrentProcess.environment("NOTIFY_SOCKET") != nil, let done = try? EventFD() else {
-            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
-            return LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)
+            return LoadResult.load(path: path)
         }
         let result = Mutex<LoadResult?>(nil)
         let notifier = done.notifier
         Threads.detach {
-            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
-            result.withLock { $0 = LoadResult(config: config, secrets: secrets, diagnostics: diagnostics) }
+            let loaded = LoadResult.load(path: path)
+            result.withLock { $0 = loaded }
             notifier.signal()
         }
         while !done.wait(timeoutMilliseconds: 1000) {

@@ -104,7 +104,9 @@ import Testing
         let light = try #require(listed.first { $0["path"] == .string("0") })
         for key in ["text", "active", "value", "enabled"] { #expect(light[key] == .null, "\(key)") }
         guard case .object(let members) = light else { return }
-        #expect(members.map(\.key) == ["path", "name", "rect", "tag", "text", "active", "value", "enabled", "label"])
+        #expect(members.map(\.key) == ["path", "name", "rect", "tag", "text", "active", "value", "enabled", "label", "icon", "style"])
+        #expect(light["icon"] == .null)
+        #expect(light["style"] == .object([]) || "\(String(describing: light["style"]))".contains("object([])"))
     }
 
     /// The label the page draws: the state's text, else the grid's name, else null (an empty cell).
@@ -138,12 +140,16 @@ import Testing
     // MARK: Events
 
     @Test func stateEventData() throws {
-        let bytes = PanelDocuments.state(layout: "home", path: "1/0", CellState(text: "on", active: true))
+        let active = try Self.active()
+        let home = try #require(active.layouts.firstIndex { $0.name == "home" })
+        let tree = active.layouts[home].tree
+        let up = try #require(tree.nodes.indices.first { tree.path(of: $0) == "1/0" })
+        let bytes = PanelDocuments.state(active, layout: home, grid: up, CellState(text: "on", active: true))
         #expect(String(decoding: bytes, as: UTF8.self)
-            == #"{"layout":"home","path":"1/0","text":"on","active":true,"value":null,"enabled":null}"#)
-        let escaped = PanelDocuments.state(layout: "a\"b", path: "0", CellState(valueJSON: "[1,2]", enabled: true))
+            == #"{"layout":"home","path":"1/0","text":"on","active":true,"value":null,"enabled":null,"label":"on","icon":null,"style":{}}"#)
+        let escaped = PanelDocuments.state(active, layout: home, grid: up, CellState(valueJSON: "[1,2]", enabled: true))
         let parsed = try JSONParser.parse(escaped, lenient: false)
-        #expect(parsed["layout"] == .string("a\"b"))
+        #expect(parsed["label"] == .string("up"))
         #expect(parsed["value"] == .array([.number(JSONNumber(1)), .number(JSONNumber(2))]))
         #expect(parsed["enabled"] == .bool(true))
     }
@@ -203,5 +209,88 @@ import Testing
         #expect(page("", "x") == "")
         // A title that looks like the placeholder is not replaced again.
         #expect(page("{{title}}", "{{title}}") == "{{title}}")
+    }
+
+    // MARK: What a cell shows
+
+    /// Grids with `text`, `icon` and `style`, a `default` style and a named one.
+    static let lookConfig = #"""
+    {"styles": {"default": {"background": "#202020", "border": {"color": "#444", "thick": 1}},
+                "warm": {"background": "#aa5500cc", "color": "#fff", "radius": 6, "iconSize": 24}},
+     "layouts": {"home": {"width": 300, "height": 100, "grid": {"cols": [
+        {"size": 100, "tag": 1, "name": "lamp", "text": "Lamp", "icon": "mdi:lightbulb", "style": "warm"},
+        {"size": 100, "tag": 2, "name": "fan", "icon": "mdi:fan", "style": {"color": "#0f0"}},
+        {"size": 100, "tag": 3, "name": "door", "icon": "mdi:nothere"}]}}},
+     "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}]}
+    """#
+
+    static func lookActive(_ text: String = lookConfig) throws -> ActiveConfig {
+        let document = try JSONParser.parse(text, lenient: true)
+        var parser = ConfigParser(file: "t.json", directory: "/etc/tapgrid") { path in .failure(Diagnostic(.error, "no \(path)")) }
+        let (loaded, diagnostics) = parser.parse(document)
+        #expect(diagnostics.errors.isEmpty, "\(diagnostics.all)")
+        return ActiveConfig(config: try #require(loaded), generation: 1)
+    }
+
+    static let icons = IconSet(glyphs: ["lightbulb": "M1 2L3 4z", "fan": "M5 6z", "unused": "M9 9z"], unitsPerEm: 512, ascent: 448)
+
+    /// Each grid's label, the icon shown (null when the set lacks it), the resolved style; the
+    /// top-level icons hold only the glyphs shown, with the font's metrics.
+    @Test func gridsCarryLabelIconAndResolvedStyle() throws {
+        let active = try Self.lookActive()
+        let bytes = PanelDocuments.layout(active, layout: 0, icons: Self.icons) { _ in CellState() }
+        let document = try JSONParser.parse(bytes, lenient: false)
+        let listed = grids(document)
+        try #require(listed.count == 3)
+        #expect(listed.map { $0["label"] } == [.string("Lamp"), .string("fan"), .string("door")])
+        #expect(listed.map { $0["icon"] } == [.string("mdi:lightbulb"), .string("mdi:fan"), .null])
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(##""style":{"background":"#aa5500cc","color":"#ffffff","border":{"color":"#444444","thick":1},"radius":6,"iconSize":24}"##), "\(text)")
+        #expect(listed[2]["style"]?["background"] == listed[1]["style"]?["background"])
+        #expect(listed[1]["style"]?["color"] != nil)
+        guard case .object(let used)? = document["icons"] else { Issue.record("no icons"); return }
+        #expect(used.map(\.key) == ["mdi:lightbulb", "mdi:fan"])
+        #expect(used.map(\.value) == [.string("M1 2L3 4z"), .string("M5 6z")])
+        #expect(document["iconUnitsPerEm"] == .number(JSONNumber(512)))
+        #expect(document["iconAscent"] == .number(JSONNumber(448)))
+        // Without an icon set: no icon shown, no icons.
+        let bare = try JSONParser.parse(PanelDocuments.layout(active, layout: 0) { _ in CellState() }, lenient: false)
+        #expect(grids(bare).map { $0["icon"] } == [.null, .null, .null])
+        #expect(bare["icons"] == nil)
+    }
+
+    /// A state's icon and style replace the grid's; the event names the new icon's glyph.
+    @Test func aStateEventCarriesTheLookAfterTheChange() throws {
+        let active = try Self.lookActive()
+        let bytes = PanelDocuments.state(active, layout: 0, grid: try #require(active.layouts[0].tree.nodes.indices.first {
+            active.layouts[0].tree.path(of: $0) == "2" }), CellState(text: "Open", icon: "mdi:fan", style: "warm"), icons: Self.icons)
+        let event = try JSONParser.parse(bytes, lenient: false)
+        #expect(event["label"] == .string("Open"))
+        #expect(event["icon"] == .string("mdi:fan"))
+        #expect(event["glyph"] == .string("M5 6z"))
+        #expect(event["style"]?["radius"] == .number(JSONNumber(6)))
+        #expect(event["style"]?["border"]?["thick"] == .number(JSONNumber(1)))
+    }
+
+    /// 100 cells, each with an icon of Debian's font size (about 400 bytes a glyph) and a style:
+    /// `/layout` stays under 64 KiB.
+    @Test func aHundredCellsWithIconsFitIn64KiB() throws {
+        var cells: [String] = []
+        var glyphs: [String: String] = [:]
+        for n in 0..<100 {
+            let style = n % 2 == 0 ? "\"warm\"" : "{\"color\": \"#0f0\"}"
+            cells.append("{\"size\": 1, \"tag\": \(n + 1), \"name\": \"cell \(n)\", \"text\": \"Cell \(n)\", \"icon\": \"mdi:icon\(n % 40)\", \"style\": \(style)}")
+            glyphs["icon\(n % 40)"] = String(repeating: "M12 4.5L3.2 9.7 ", count: 25)
+        }
+        let text = ##"{"styles": {"warm": {"background": "#aa5500", "color": "#fff", "radius": 6}}, "layouts": {"big": {"width": 1000, "height": 1000, "grid": {"rows": ["##
+            + (0..<10).map { r in #"{"size": 1, "cols": ["# + cells[(r * 10)..<(r * 10 + 10)].joined(separator: ",") + "]}" }.joined(separator: ",")
+            + #"]}}}, "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}]}"#
+        let active = try Self.lookActive(text)
+        let bytes = PanelDocuments.layout(active, layout: 0, icons: IconSet(glyphs: glyphs)) { _ in CellState(active: true) }
+        let document = try JSONParser.parse(bytes, lenient: false)
+        #expect(grids(document).count == 100)
+        guard case .object(let used)? = document["icons"] else { Issue.record("no icons"); return }
+        #expect(used.count == 40)
+        #expect(bytes.count < 64 * 1024, "\(bytes.count) bytes")
     }
 }

@@ -37,13 +37,14 @@ from support import free_port, read_records, socket_request, wait_until  # noqa:
 class Daemon:
     """tapgridd on a temp config with a panel; SIGKILL if it does not stop."""
 
-    def __init__(self, panel, folder=None):
+    def __init__(self, panel, folder=None, extra=None):
         self.folder = folder or tempfile.mkdtemp(prefix="tgpanel-")
         self.socket = os.path.join(self.folder, "s.sock")
         self.events = os.path.join(self.folder, "events.jsonl")
         config = {"socket": {"path": self.socket}, "eventLog": {"path": self.events}, "initialLayout": "home",
                   "layouts": LAYOUTS, "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
                   "panel": panel}
+        config.update(extra or {})
         self.config = os.path.join(self.folder, "tapgrid.json")
         with open(self.config, "w") as f:
             json.dump(config, f)
@@ -512,7 +513,8 @@ class StreamTests(unittest.TestCase):
             self.daemon.request({"op": "set", "grid": "a", "text": "42 %", "active": True})
             self.assertTrue(wait_until(lambda: stream.named("state"), 2), "a state event after set")
             self.assertEqual(stream.named("state")[-1],
-                             {"layout": "home", "path": "0", "text": "42 %", "active": True, "value": None, "enabled": None})
+                             {"layout": "home", "path": "0", "text": "42 %", "active": True, "value": None, "enabled": None,
+                              "label": "42 %", "icon": None, "style": {}})
             status, _, _ = post(self.port, "/contact", {"session": "watcher", "phase": "down", "slot": 0, "x": 600, "y": 10})
             self.assertEqual(status, 200)
             status, _, reply = post(self.port, "/contact", {"session": "watcher", "phase": "up", "slot": 0, "x": 600, "y": 10})
@@ -609,6 +611,63 @@ class PassedSocketTests(unittest.TestCase):
                 process.wait()
             self.assertIn("stopped cleanly", daemon.log())
             shutil.rmtree(daemon.folder, ignore_errors=True)
+
+
+ICON_FONT = """<svg xmlns="http://www.w3.org/2000/svg"><defs><font id="t" horiz-adv-x="512">
+<font-face units-per-em="512" ascent="448" descent="-64"/>
+<glyph glyph-name="lightbulb" unicode="a" d="M256 448L64 0H448Z"/>
+<glyph glyph-name="fan" unicode="b" d="M0 0H512V448H0Z"/>
+</font></defs></svg>
+"""
+
+
+class LookTests(unittest.TestCase):
+    """What a cell shows, from the daemon: /layout's label, icon, style and icons (the glyphs
+    of the config's iconFont, read at start and at reload), and a state event after a set."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.port = free_port()
+        folder = tempfile.mkdtemp(prefix="tgpanel-")
+        cls.font = os.path.join(folder, "icons.svg")
+        with open(cls.font, "w") as f:
+            f.write(ICON_FONT)
+        layouts = {"home": {"width": 200, "height": 100, "grid": {"cols": [
+            {"size": 100, "name": "a", "tag": 1, "text": "Lamp", "icon": "mdi:lightbulb", "style": "warm"},
+            {"size": 100, "name": "b", "tag": 2}]}}}
+        styles = {"default": {"background": "#202020"}, "warm": {"background": "#aa5500", "color": "#fff", "radius": 6}}
+        cls.daemon = Daemon({"listen": "127.0.0.1:%d" % cls.port}, folder,
+                            {"layouts": layouts, "styles": styles, "iconFont": cls.font}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+
+    def test_the_layout_carries_looks_and_only_the_icons_used(self):
+        status, _, body = fetch(self.port, "GET", "/layout")
+        self.assertEqual(status, 200)
+        layout = json.loads(body)
+        a, b = layout["grids"]
+        self.assertEqual((a["label"], a["icon"], a["style"]),
+                         ("Lamp", "mdi:lightbulb", {"background": "#aa5500", "color": "#ffffff", "radius": 6}))
+        self.assertEqual((b["label"], b["icon"], b["style"]), ("b", None, {"background": "#202020"}))
+        self.assertEqual(layout["icons"], {"mdi:lightbulb": "M256 448L64 0H448Z"})
+        self.assertEqual((layout["iconUnitsPerEm"], layout["iconAscent"]), (512, 448))
+
+    def test_a_set_of_icon_and_style_streams_the_look_and_the_glyph(self):
+        stream = Stream(self.port, "looks")
+        try:
+            self.assertTrue(wait_until(lambda: stream.named("layout"), 5))
+            reply = self.daemon.request({"op": "set", "grid": "b", "icon": "mdi:fan", "style": "warm"})
+            self.assertTrue(reply.get("ok"), reply)
+            changed = lambda: [e for e in stream.named("state") if e["path"] == "1"]
+            self.assertTrue(wait_until(changed, 2))
+            event = changed()[-1]
+            self.assertEqual((event["label"], event["icon"], event["glyph"], event["style"]["background"]),
+                             ("b", "mdi:fan", "M0 0H512V448H0Z", "#aa5500"))
+        finally:
+            self.daemon.request({"op": "set", "grid": "b", "icon": None, "style": None})
+            stream.close()
 
 
 class UnixSocketTests(unittest.TestCase):

@@ -3,11 +3,15 @@
 /// resolved rects, so the page draws exactly what is hit-tested.
 public enum PanelDocuments {
     /// `{"layout", "generation", "width", "height", "direction", "grids": [...]}`: each hittable
-    /// grid of `layout` in pre-order with its path, name, rect, tag, state and the `label` the
-    /// page draws in it (``label(name:state:)``).
+    /// grid of `layout` in pre-order with its path, name, rect, tag, state and what it shows
+    /// (``CellLook``: `label`, `icon`, `style`; docs/panel.md "What a cell shows").
     /// - Parameter screen: the screen's state (docs/screen.md), nil without `screen` in the config.
+    /// - Parameter icons: the icon set the daemon read (nil: none; every `icon` is then null).
+    ///   The top-level `icons` holds the outline of each icon a grid shows, by `mdi:NAME`, with
+    ///   the font's `iconUnitsPerEm` and `iconAscent`; all three are left out when no grid shows one.
     public static func layout(
-        _ active: ActiveConfig, layout index: Int, screen: ScreenState? = nil, cells: (_ grid: Int) -> CellState
+        _ active: ActiveConfig, layout index: Int, screen: ScreenState? = nil, icons: IconSet? = nil,
+        cells: (_ grid: Int) -> CellState
     ) -> [UInt8] {
         let layout = active.layouts[index]
         let tree = layout.tree
@@ -28,6 +32,8 @@ public enum PanelDocuments {
         }
         out.append(#","grids":["#)
         var first = true
+        var used: [String: String?] = [:]
+        var usedOrder: [String] = []
         for grid in tree.preorder() where tree.nodes[grid].hittable {
             if !first { out.append(0x2C) }
             first = false
@@ -40,16 +46,104 @@ public enum PanelDocuments {
             ReplyWriter.rect(layout.resolved.rects[grid], out)
             out.append(#","tag":"#)
             if let tag = info?.tag, tag != 0 { out.append(int: tag) } else { out.append("null") }
-            let state = cells(grid)
             var fields: [UInt8] = [0x2C]
-            state.appendFields(to: &fields)
+            if let shown = appendLook(tree, grid: grid, state: cells(grid), styles: active.config.styles, icons: icons, to: &fields),
+               used[shown] == nil {
+                used[shown] = icons?.outline(shown)
+                usedOrder.append(shown)
+            }
             out.append(fields)
-            out.append(#","label":"#)
-            if let label = label(name: info?.name, state: state) { out.append(jsonString: label) } else { out.append("null") }
             out.append(0x7D)
         }
-        out.append("]}")
+        out.append("]")
+        if let icons, !usedOrder.isEmpty {
+            var glyphs: [UInt8] = []
+            JSONWriter.appendStatic(#","icons":{"#, to: &glyphs)
+            for (n, name) in usedOrder.enumerated() {
+                if n > 0 { glyphs.append(0x2C) }
+                JSONWriter.appendString(name, to: &glyphs)
+                glyphs.append(0x3A)
+                JSONWriter.appendString(used[name]! ?? "", to: &glyphs)
+            }
+            JSONWriter.appendStatic(#"},"iconUnitsPerEm":"#, to: &glyphs)
+            JSONWriter.appendNumber(icons.unitsPerEm, to: &glyphs)
+            JSONWriter.appendStatic(#","iconAscent":"#, to: &glyphs)
+            JSONWriter.appendNumber(icons.ascent, to: &glyphs)
+            out.append(glyphs)
+        }
+        out.append(0x7D)
         return Array(out.bytes)
+    }
+
+    /// A grid's fields after its path: its state's `text`, `active`, `value`, `enabled`, then
+    /// what it shows (``CellLook``): `label`, `icon` (the one drawn: null when the set lacks it)
+    /// and `style` (the resolved style object, only the keys set).
+    /// - Returns: the icon shown, if any.
+    static func appendLook(
+        _ tree: GridTree, grid: Int, state: CellState, styles: [String: CellStyle], icons: IconSet?, to out: inout [UInt8]
+    ) -> String? {
+        let look = CellLook.describe(tree, grid: grid, state: state, styles: styles)
+        JSONWriter.appendStatic(#""text":"#, to: &out)
+        if let text = state.text { JSONWriter.appendString(text, to: &out) } else { JSONWriter.appendStatic("null", to: &out) }
+        JSONWriter.appendStatic(#","active":"#, to: &out)
+        CellState.appendBool(state.active, to: &out)
+        JSONWriter.appendStatic(#","value":"#, to: &out)
+        out += (state.valueJSON ?? "null").utf8
+        JSONWriter.appendStatic(#","enabled":"#, to: &out)
+        CellState.appendBool(state.enabled, to: &out)
+        JSONWriter.appendStatic(#","label":"#, to: &out)
+        if let label = look.label { JSONWriter.appendString(label, to: &out) } else { JSONWriter.appendStatic("null", to: &out) }
+        let shown = look.icon.flatMap { icon in icons?.outline(icon) != nil ? icon : nil }
+        JSONWriter.appendStatic(#","icon":"#, to: &out)
+        if let shown { JSONWriter.appendString(shown, to: &out) } else { JSONWriter.appendStatic("null", to: &out) }
+        JSONWriter.appendStatic(#","style":"#, to: &out)
+        appendStyle(look.style, to: &out)
+        return shown
+    }
+
+    /// A style object with the keys it sets (colours as `#RRGGBB` or `#RRGGBBAA`).
+    public static func appendStyle(_ style: CellStyle, to out: inout [UInt8]) {
+        out.append(0x7B)
+        var first = true
+        func key(_ name: StaticString) {
+            if !first { out.append(0x2C) }
+            first = false
+            out.append(0x22)
+            JSONWriter.appendStatic(name, to: &out)
+            JSONWriter.appendStatic(#"":"#, to: &out)
+        }
+        func colour(_ name: StaticString, _ color: CellColor?) {
+            guard let color else { return }
+            key(name)
+            JSONWriter.appendString(color.hex, to: &out)
+        }
+        func number(_ name: StaticString, _ value: Double?) {
+            guard let value else { return }
+            key(name)
+            JSONWriter.appendNumber(value, to: &out)
+        }
+        colour("background", style.background)
+        colour("color", style.color)
+        colour("activeBackground", style.activeBackground)
+        colour("activeColor", style.activeColor)
+        if style.border.color != nil || style.border.thick != nil {
+            key("border")
+            out.append(0x7B)
+            if let color = style.border.color {
+                JSONWriter.appendStatic(#""color":"#, to: &out)
+                JSONWriter.appendString(color.hex, to: &out)
+            }
+            if let thick = style.border.thick {
+                if style.border.color != nil { out.append(0x2C) }
+                JSONWriter.appendStatic(#""thick":"#, to: &out)
+                JSONWriter.appendNumber(thick, to: &out)
+            }
+            out.append(0x7D)
+        }
+        number("radius", style.radius)
+        number("fontSize", style.fontSize)
+        number("iconSize", style.iconSize)
+        out.append(0x7D)
     }
 
     /// What the page draws in a grid (docs/panel.md "Browser panel", `GET /layout`'s `label`): its
@@ -57,15 +151,24 @@ public enum PanelDocuments {
     /// page, so a test can hold a config's layouts to it.
     public static func label(name: String?, state: CellState) -> String? { state.text ?? name }
 
-    /// A `state` event's data: `{"layout", "path", "text", "active", "value", "enabled"}`.
-    public static func state(layout: String, path: String, _ state: CellState) -> [UInt8] {
+    /// A `state` event's data: `{"layout", "path"}` and the grid's fields as `/layout` gives
+    /// them (`text`, `active`, `value`, `enabled`, `label`, `icon`, `style`), with `glyph`, the
+    /// shown icon's outline, when it shows one (a page that has not drawn that icon yet).
+    public static func state(
+        _ active: ActiveConfig, layout index: Int, grid: Int, _ state: CellState, icons: IconSet? = nil
+    ) -> [UInt8] {
+        let loaded = active.layouts[index]
         var out: [UInt8] = []
         JSONWriter.appendStatic(#"{"layout":"#, to: &out)
-        JSONWriter.appendString(layout, to: &out)
+        JSONWriter.appendString(loaded.name, to: &out)
         JSONWriter.appendStatic(#","path":"#, to: &out)
-        JSONWriter.appendString(path, to: &out)
+        JSONWriter.appendString(loaded.tree.path(of: grid), to: &out)
         out.append(0x2C)
-        state.appendFields(to: &out)
+        if let shown = appendLook(loaded.tree, grid: grid, state: state, styles: active.config.styles, icons: icons, to: &out),
+           let glyph = icons?.outline(shown) {
+            JSONWriter.appendStatic(#","glyph":"#, to: &out)
+            JSONWriter.appendString(glyph, to: &out)
+        }
         out.append(0x7D)
         return out
     }

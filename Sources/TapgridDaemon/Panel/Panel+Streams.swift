@@ -113,8 +113,7 @@ extension Panel {
     }
 
     func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {
-        let loaded = active.layouts[layout]
-        let data = PanelDocuments.state(layout: loaded.name, path: loaded.tree.path(of: grid), state)
+        let data = PanelDocuments.state(active, layout: layout, grid: grid, state, icons: icons)
         scratch.removeAll()
         data.withUnsafeBytes { PanelDocuments.event("state", data: $0, into: scratch) }
         broadcast()

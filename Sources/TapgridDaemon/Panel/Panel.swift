@@ -58,6 +58,8 @@ final class Panel: LoopHandler, HTTPHandler {
     private(set) var requests = 0
     /// The screen's state now (nil without `screen` in the config): in `/layout`.
     var screenState: () -> ScreenState? = { nil }
+    /// The icon set read with the config (`LoadResult.icons`), replaced at each reload.
+    var icons: IconSet?
 
     init(
         settings: PanelConfig, listener: consuming OwnedFD, address: String, socketPath: String?, token: String?,
@@ -267,7 +269,7 @@ final class Panel: LoopHandler, HTTPHandler {
 
     func layoutDocument() -> [UInt8] {
         let engine = output.engine
-        return PanelDocuments.layout(engine.active, layout: engine.currentLayout, screen: screenState()) { grid in
+        return PanelDocuments.layout(engine.active, layout: engine.currentLayout, screen: screenState(), icons: icons) { grid in
             engine.cellState(layout: engine.currentLayout, grid: grid)
         }
     }

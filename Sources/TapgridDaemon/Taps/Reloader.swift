@@ -9,6 +9,24 @@ struct LoadResult: Sendable {
     /// The secret files it names, read (`ConfigLoader.loadForDaemon`).
     var secrets = ConfigSecrets()
     var diagnostics: Diagnostics
+    /// The icon set the panel draws from (docs/panel.md "What a cell shows"): read only for a
+    /// config with `panel` that names an icon or an `iconFont`, so other configs read no font.
+    var icons: IconSet?
+
+    /// Loads `path` as the daemon does (`ConfigLoader.loadForDaemon`), then its icons: an
+    /// `iconFont` that cannot be read is an error, Debian's font missing a warning.
+    static func load(path: String) -> LoadResult {
+        let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
+        var result = LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)
+        guard let config, config.panel != nil, !diagnostics.hasErrors else { return result }
+        let usesIcons = config.layouts.contains { layout in layout.tree.looks.contains { $0.icon != nil } }
+        guard usesIcons || config.iconFont != nil else { return result }
+        let (icons, problems) = ConfigLoader.readIcons(for: config)
+        result.diagnostics.append(contentsOf: problems)
+        result.icons = icons
+        if result.diagnostics.hasErrors { result.config = nil }
+        return result
+    }
 }
 
 /// Loads the config on a short-lived worker thread so the event loop never blocks on disk or
@@ -22,8 +40,8 @@ final class Reloader: Sendable {
     /// Starts loading `path`; the result arrives through `takeResults()` after the eventfd fires.
     func start(path: String) {
         Threads.detach { [self] in
-            let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
-            inbox.withLock { $0.append(LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)) }
+            let result = LoadResult.load(path: path)
+            inbox.withLock { $0.append(result) }
             notifier.signal()
         }
     }

@@ -54,7 +54,7 @@ import TapgridTestSupport
     @Test func checkTheExampleConfig() throws {
         let result = try tapgrid(["check", CLIBinaryTests.example])
         #expect(result.code == 0)
-        #expect(result.out.contains(#"layout "home": 14 grids, 10 hittable (800x480 ltr), initial"#))
+        #expect(result.out.contains(#"layout "home": 16 grids, 11 hittable (800x480 ltr), initial"#))
         #expect(result.out.contains(#"layout "settings": "#))
         #expect(result.out.hasSuffix(": 0 errors, 0 warnings\n"))
     }

@@ -31,7 +31,7 @@ import TapgridTestSupport
             }
         }
         #expect(active.layouts.map(\.name).sorted() == ["home", "settings"])
-        #expect(drawn == 20)
+        #expect(drawn == 21)
         #expect(blank.isEmpty, "\(blank.count) hittable grids of the example draw no label: \(blank.joined(separator: ", "))")
     }
 }

@@ -34,6 +34,14 @@ import Testing
         #expect(!plainReply.contains("class") && !plainReply.contains("value"))
     }
 
+    @Test func thePanelsTapEventOfAPlainTapOnASliderHasOneClass() throws {
+        var engine = try TouchRecognizerTests.engine(SliderStateTests.config)
+        let decision = engine.tap(layout: 0, x: 42.4, y: 10, explicitLayout: false, now: 0)
+        let out = ByteBuffer(capacity: 256)
+        PanelDocuments.tap(decision, active: engine.active, source: nil, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == #"{"seq":1,"layout":"pad","generation":1,"hit":{"path":"0/0","name":"volume","tag":1,"actionData":null},"handler":"audit","outcome":"dispatched","class":"release","value":42,"source":"socket"}"#)
+    }
+
     @Test func aChangeFromAContactCarriesClassSourceAndValue() throws {
         var engine = try TouchRecognizerTests.engine(SliderStateTests.config)
         var taps: [ClassedTap] = []

@@ -180,7 +180,8 @@ public enum PanelDocuments {
         let tail = active.tail(handler: decision.handler, outcome: decision.outcome)
         ReplyWriter.tap(decision, id: nil, active: active, hit: hit, tail: tail, logged: true, inArray: true, into: out)
         out.removeLast()  // the closing `}`
-        if !decision.fromContact { out.append(#","class":"tap""#) }
+        // The reply has a class already for a contact's taps and a plain tap on a slider (`release`).
+        if !decision.fromContact && decision.tapClass == .tap { out.append(#","class":"tap""#) }
         out.append(#","source":"#)
         if let source { out.append(source) } else { out.append(#""socket""#) }
         out.append(0x7D)

@@ -84,13 +84,13 @@ from support import free_port, read_records, socket_request, wait_until  # noqa:
 class Daemon:
     """A tapgridd with the panel on 127.0.0.1:port; start() may be called again after stop()."""
 
-    def __init__(self, binary, folder, port):
+    def __init__(self, binary, folder, port, base=None):
         self.binary, self.dir, self.port = binary, folder, port
         self.config_path = os.path.join(folder, "tapgrid.json")
         self.socket_path = os.path.join(folder, "s.sock")
         self.log_path = os.path.join(folder, "events.jsonl")
         self.stderr_path = os.path.join(folder, "stderr.txt")
-        config = dict(CONFIG, socket={"path": self.socket_path}, eventLog={"path": self.log_path},
+        config = dict(base or CONFIG, socket={"path": self.socket_path}, eventLog={"path": self.log_path},
                       panel={"listen": f"127.0.0.1:{port}", "title": TITLE})
         with open(self.config_path, "w") as f:
             json.dump(config, f, indent=1)
@@ -180,13 +180,18 @@ class PanelCase(unittest.TestCase):
 
     touch = False
     viewport = (800, 480, 1)
+    config = None            # CONFIG unless a class has its own
+    files = {}               # name -> text, written beside the config
 
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.mkdtemp(prefix="tapgrid-panel-")
         cls.addClassCleanup(shutil.rmtree, cls.dir, True)
         atexit.register(shutil.rmtree, cls.dir, True)   # after the daemon's stop (atexit runs LIFO)
-        cls.daemon = Daemon(DAEMON, cls.dir, free_port())
+        for name, text in cls.files.items():
+            with open(os.path.join(cls.dir, name), "w") as f:
+                f.write(text)
+        cls.daemon = Daemon(DAEMON, cls.dir, free_port(), cls.config)
         cls.addClassCleanup(cls.daemon.stop)          # runs last: kills it if stop_cleanly failed
         cls.addClassCleanup(cls.daemon.stop_cleanly)
         cls.daemon.start()
@@ -618,6 +623,120 @@ class ScreenTests(PanelCase):
         self.tap_at(x, y)
         tap = self.wait_records(since, is_tap)[0]
         self.assertEqual((tap.get("hit"), tap.get("class")), (path, "tap"))
+
+
+ICON_FONT = """<svg xmlns="http://www.w3.org/2000/svg"><defs><font id="t" horiz-adv-x="512">
+<font-face units-per-em="512" ascent="448" descent="-64"/>
+<glyph glyph-name="lightbulb" unicode="a" d="M256 448L64 0H448Z"/>
+<glyph glyph-name="fan" unicode="b" d="M0 0H512V448H0Z"/>
+</font></defs></svg>
+"""
+
+# What a cell shows (docs/panel.md): a default style, two named ones, an inline one, icons from
+# the config's own SVG font; the plain cell shows the page's colours.
+LOOK_CONFIG = {
+    "initialLayout": "home",
+    "iconFont": "icons.svg",
+    "styles": {"default": {"color": "#f0f0f0"},
+               "warm": {"background": "#aa5500", "color": "#ffffff", "radius": 8, "border": {"color": "#ffcc00", "thick": 3}},
+               "cool": {"background": "#004488", "activeBackground": "#00aa44", "activeColor": "#000000"}},
+    "layouts": {"home": {"width": 800, "height": 480, "grid": {"padding": "{16,16,16,16}", "spacing": 16, "cols": [
+        {"name": "lamp", "size": "fill", "tag": 1, "text": "Lamp", "icon": "mdi:lightbulb", "style": "warm"},
+        {"name": "fan", "size": "fill", "tag": 2, "icon": "mdi:fan", "text": "", "style": "cool", "toggle": True},
+        {"name": "plain", "size": "fill", "tag": 3},
+        {"name": "mint", "size": "fill", "tag": 4, "style": {"background": "#113322", "fontSize": 30}}]}}},
+    "handlers": {"audit": {"type": "log"}},
+    "routes": [{"handler": "audit"}],
+}
+
+
+def css_colour(hex_colour):
+    """#rrggbb as getComputedStyle gives it."""
+    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+class LookTests(PanelCase):
+    """Each cell drawn from /layout's label, icon and style: its computed background and text
+    colour, its icon as an SVG path inside its rect, and a set of icon and style within 1 s."""
+
+    config = LOOK_CONFIG
+    files = {"icons.svg": ICON_FONT}
+
+    def setUp(self):
+        self.daemon.control({"op": "set", "grid": "plain", "icon": None, "style": None, "active": None})
+        self.daemon.control({"op": "set", "grid": "fan", "active": None})
+        self.layout = self.wait_shows("home")
+
+    def drawn(self):
+        return self.browser.evaluate("""(() => {
+            const out = {};
+            for (const el of document.querySelectorAll("[data-path]")) {
+              const cs = getComputedStyle(el), r = el.getBoundingClientRect();
+              const path = el.querySelector("svg path"), box = path ? path.getBoundingClientRect() : null;
+              out[el.dataset.path] = {background: cs.backgroundColor, color: cs.color, radius: cs.borderTopLeftRadius,
+                fontSize: cs.fontSize, text: el.textContent, rect: [r.left, r.top, r.right, r.bottom],
+                d: path ? path.getAttribute("d") : null, icon: box ? [box.left, box.top, box.right, box.bottom] : null};
+            }
+            return out;
+        })()""")
+
+    def expected_colours(self, grid):
+        style, active = grid["style"], grid["active"] is True
+        background = style.get("activeBackground" if active else "background")
+        colour = style.get("activeColor" if active else "color")
+        return (css_colour(background) if background else ("rgb(31, 111, 235)" if active else "rgb(42, 46, 55)"),
+                css_colour(colour) if colour else ("rgb(255, 255, 255)" if active else "rgb(232, 234, 237)"))
+
+    def check_cells(self, layout):
+        drawn = self.drawn()
+        for grid in layout["grids"]:
+            cell = drawn[grid["path"]]
+            self.assertEqual((cell["background"], cell["color"]), self.expected_colours(grid), grid["name"])
+            if grid["icon"]:
+                self.assertEqual(cell["d"], layout["icons"][grid["icon"]], grid["name"])
+                left, top, right, bottom = cell["rect"]
+                l, t, r, b = cell["icon"]
+                self.assertTrue(left <= l < r <= right and top <= t < b <= bottom,
+                                f"{grid['name']}: icon {cell['icon']} outside the cell {cell['rect']}")
+            else:
+                self.assertIsNone(cell["d"], grid["name"])
+        return drawn
+
+    def test_each_cell_shows_its_style_and_icon(self):
+        layout = self.layout
+        self.assertEqual(sorted(layout["icons"]), ["mdi:fan", "mdi:lightbulb"])
+        drawn = self.check_cells(layout)
+        lamp = next(g for g in layout["grids"] if g["name"] == "lamp")
+        self.assertEqual(drawn[lamp["path"]]["radius"], "10px", "radius 8 at the fill's edge, inside the 2 px gap")
+        mint = next(g for g in layout["grids"] if g["name"] == "mint")
+        self.assertEqual(drawn[mint["path"]]["fontSize"], "30px")
+        # Active: activeBackground and activeColor; without them the accent.
+        self.daemon.control({"op": "set", "grid": "fan", "active": True})
+        self.daemon.control({"op": "set", "grid": "plain", "active": True})
+        self.assertTrue(wait_until(lambda: self.daemon.get("layout")["grids"][1]["active"] is True, 1))
+        layout = self.daemon.get("layout")
+        self.assertTrue(self.browser.wait_for("document.querySelectorAll('[data-active=\"true\"]').length === 2", 1))
+        self.check_cells(layout)
+        # Only the daemon's own URLs.
+        urls = self.browser.evaluate("performance.getEntries().map(e => e.name)")
+        self.assertEqual([u for u in urls if u.startswith("http") and not u.startswith(f"http://127.0.0.1:{self.daemon.port}/")], [])
+
+    def test_a_set_of_icon_and_style_shows_within_a_second(self):
+        path = next(g["path"] for g in self.layout["grids"] if g["name"] == "plain")
+        started = time.monotonic()
+        self.daemon.control({"op": "set", "grid": "plain", "icon": "mdi:fan", "style": "warm"})
+        cell = f"document.querySelector('[data-path=\"{path}\"]')"
+        shown = self.browser.wait_for(
+            f"{cell}.querySelector('svg path')?.getAttribute('d') === 'M0 0H512V448H0Z' "
+            f"&& getComputedStyle({cell}).backgroundColor === 'rgb(170, 85, 0)'", 1.0)
+        took = time.monotonic() - started
+        self.assertTrue(shown, f"after 1 s: {self.browser.evaluate(cell + '.outerHTML')}{self.console()}")
+        self.assertLess(took, 1.0)
+        self.check_cells(self.daemon.get("layout"))
+        self.daemon.control({"op": "set", "grid": "plain", "icon": None, "style": None})
+        self.assertTrue(self.browser.wait_for(f"!{cell}.querySelector('svg') "
+                                              f"&& getComputedStyle({cell}).backgroundColor === 'rgb(42, 46, 55)'", 1.0))
 
 
 class RestartTests(PanelCase):

@@ -117,7 +117,7 @@ public struct ScreenOptions: Sendable, Equatable {
 
 /// The keys of a grid's cell state (docs/cell-state.md "Cell state"), as `set` names them and `--clear` takes them.
 public enum CellKey: String, Sendable, Equatable, CaseIterable {
-    case text, active, value, enabled
+    case text, active, value, enabled, icon, style
 }
 
 /// Options of `tapgrid set LAYOUT GRID`: the keys to set (nil: left as they are) and to clear.
@@ -130,6 +130,10 @@ public struct SetOptions: Sendable, Equatable {
     /// `--value` as given: JSON text, read by the CLI (which has the JSON parser).
     public var value: String?
     public var enabled: Bool?
+    /// `mdi:NAME` (docs/panel.md "What a cell shows").
+    public var icon: String?
+    /// A style name of the daemon's config.
+    public var style: String?
     /// `--clear`, each key once, in the order first given; never a key that is also set.
     public var clear: [CellKey]
     public var socket: String?
@@ -138,8 +142,11 @@ public struct SetOptions: Sendable, Equatable {
 
     public init(
         layout: String, grid: String, text: String? = nil, active: Bool? = nil, value: String? = nil, enabled: Bool? = nil,
-        clear: [CellKey] = [], socket: String? = nil, config: String? = nil, json: Bool = false
+        clear: [CellKey] = [], socket: String? = nil, config: String? = nil, json: Bool = false,
+        icon: String? = nil, style: String? = nil
     ) {
+        self.icon = icon
+        self.style = style
         self.layout = layout
         self.grid = grid
         self.text = text
@@ -435,13 +442,13 @@ extension CLICommand {
             throw spec.error("'\(option)' and '--clear \(key.rawValue)' cannot be combined; one sets \(key.rawValue), the other clears it")
         }
         if clear.isEmpty, CellKey.allCases.allSatisfy({ p.string($0.rawValue) == nil }) {
-            throw spec.error("Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>' or '--clear <key>'")
+            throw spec.error("Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>', '--icon <mdi:name>', '--style <name>' or '--clear <key>'")
         }
         return SetOptions(
             layout: p.string("layout") ?? "", grid: p.string("grid") ?? "", text: p.string("text"),
             active: p.string("active").map { $0 == "true" }, value: p.string("value"),
             enabled: p.string("enabled").map { $0 == "true" }, clear: clear, socket: p.string("socket"),
-            config: p.string("config"), json: p.flag("json"))
+            config: p.string("config"), json: p.flag("json"), icon: p.string("icon"), style: p.string("style"))
     }
 }
 
@@ -583,6 +590,8 @@ enum CLISpecs {
                 "value", value: "json",
                 help: "Any JSON value, which handlers read in TAPGRID_VALUE (at most 4 KiB; a string needs its quotes: '\"on\"')."),
             .option("enabled", value: "bool", trueOrFalse, help: "false: taps on the grid get outcome disabled: recorded, not routed."),
+            .option("icon", value: "mdi:name", help: "The icon the cell shows instead of its grid's (a Material Design Icons name: mdi:lightbulb)."),
+            .option("style", value: "name", help: "One of the config's styles, shown instead of the grid's own (over default)."),
             .option(
                 "clear", value: "key", .oneOf(CellKey.allCases.map(\.rawValue)),
                 help: "Clear this key back to null (repeat it for more keys).").repeating(),

@@ -35,6 +35,14 @@ struct CellCommands {
         if let text = options.text { change.text = .set(text) }
         if let active = options.active { change.active = .set(active) }
         if let enabled = options.enabled { change.enabled = .set(enabled) }
+        if let icon = options.icon {
+            guard GridLook.isIconName(icon) else {
+                return .failure(CLISubcommand.set.usageError(
+                    "The value '\(icon)' is invalid for '--icon <mdi:name>': expected mdi: and an icon's name, such as mdi:lightbulb"))
+            }
+            change.icon = .set(icon)
+        }
+        if let style = options.style { change.style = .set(style) }
         if let value = options.value {
             do throws(JSONSyntaxError) {
                 let parsed = try JSONParser.parse(Array(value.utf8), lenient: false)
@@ -54,6 +62,8 @@ struct CellCommands {
             case .active: change.active = .clear
             case .value: change.valueJSON = .clear
             case .enabled: change.enabled = .clear
+            case .icon: change.icon = .clear
+            case .style: change.style = .clear
             }
         }
         return .success(change)

@@ -55,7 +55,7 @@ import TapgridTestSupport
         "tapgrid help re": ["reload", "replay"],
         "tapgrid un": ["unload"],
         "tapgrid set home mute --active ": ["false", "true"],
-        "tapgrid set home mute --clear ": ["active", "enabled", "text", "value"],
+        "tapgrid set home mute --clear ": ["active", "enabled", "icon", "style", "text", "value"],
         "tapgrid set home mute --clear text --cl": ["--clear"],  // given again for another key
         "tapgrid load promo ex": ["examples.json"],
         "tapgrid load promo p.json --ch": ["--check"],

@@ -54,7 +54,7 @@ import Testing
     /// `set --clear` may be given again: zsh offers it after it was given (`*`), and the usage says `...`.
     @Test func aRepeatingOptionIsOfferedAgain() throws {
         let zsh = CompletionScripts.script(for: .zsh)
-        #expect(zsh.contains(#"'*--clear=[Clear this key back to null (repeat it for more keys).]:key:(text active value enabled)'"#))
+        #expect(zsh.contains(#"'*--clear=[Clear this key back to null (repeat it for more keys).]:key:(text active value enabled icon style)'"#))
         #expect(zsh.contains(#"'--active=[Whether the cell is on (a toggle grid flips it on each tap).]:bool:(true false)'"#))
         #expect(CLISubcommand.set.usage.contains("[--clear <key> ...]"))
         #expect(try CLICommand.parse(["set", "a", "b", "--clear", "text", "--clear", "value"])

@@ -200,7 +200,7 @@ OPTIONS:
 OVERVIEW: Set a grid's cell state in the daemon (what a panel shows and
 handlers read); keys left out keep their value.
 
-USAGE: tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]
+USAGE: tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--icon <mdi:name>] [--style <name>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]
 
 ARGUMENTS:
   <layout>                Layout of the grid: one of the config's or a pushed
@@ -215,8 +215,13 @@ OPTIONS:
                           (at most 4 KiB; a string needs its quotes: '"on"').
   --enabled <bool>        false: taps on the grid get outcome disabled:
                           recorded, not routed. (values: true, false)
+  --icon <mdi:name>       The icon the cell shows instead of its grid's (a
+                          Material Design Icons name: mdi:lightbulb).
+  --style <name>          One of the config's styles, shown instead of the
+                          grid's own (over default).
   --clear <key>           Clear this key back to null (repeat it for more
-                          keys). (values: text, active, value, enabled)
+                          keys). (values: text, active, value, enabled, icon,
+                          style)
   --socket <path>         Socket of the running daemon. (default:
                           $TAPGRID_SOCKET, the --config file's socket.path,
                           $RUNTIME_DIRECTORY/tapgrid.sock,

@@ -10,7 +10,7 @@ import Testing
     static let statusUsage = "tapgrid status [--socket <path>] [--config <path>] [--json]"
     static let showUsage = "tapgrid show [<config>] [--layout <name>] [--format <format>] [--output <file>] [--socket <path>]"
     static let setUsage =
-        "tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]"
+        "tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--icon <mdi:name>] [--style <name>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]"
     static let loadUsage = "tapgrid load <name> <file> [--check | --socket <path>] [--config <path>] [--json]"
     static let unloadUsage = "tapgrid unload <layout> [--socket <path>] [--config <path>] [--json]"
     static let replayUsage =
@@ -131,14 +131,14 @@ import Testing
         // set: what to change, each key as its own option; true or false spelled out
         (["set", "home"], "Missing expected argument '<grid>'", setUsage, "tapgrid set"),
         (["set", "home", "volume"],
-         "Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>' or '--clear <key>'",
+         "Nothing to set: give at least one of '--text <text>', '--active <bool>', '--value <json>', '--enabled <bool>', '--icon <mdi:name>', '--style <name>' or '--clear <key>'",
          setUsage, "tapgrid set"),
         (["set", "home", "volume", "--active", "maybe"],
          "The value 'maybe' is invalid for '--active <bool>'. Please provide one of 'true' and 'false'.", setUsage, "tapgrid set"),
         (["set", "home", "volume", "--enabled=yes"],
          "The value 'yes' is invalid for '--enabled <bool>'. Please provide one of 'true' and 'false'.", setUsage, "tapgrid set"),
         (["set", "home", "volume", "--clear", "colour"],
-         "The value 'colour' is invalid for '--clear <key>'. Please provide one of 'text', 'active', 'value' or 'enabled'.",
+         "The value 'colour' is invalid for '--clear <key>'. Please provide one of 'text', 'active', 'value', 'enabled', 'icon' or 'style'.",
          setUsage, "tapgrid set"),
         (["set", "home", "volume", "--clear"], "Missing value for '--clear <key>'", setUsage, "tapgrid set"),
         (["set", "home", "volume", "--text", "a", "--clear", "text"],

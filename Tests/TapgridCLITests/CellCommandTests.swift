@@ -9,7 +9,7 @@ import TapgridTestSupport
 /// lines they send (read by a `FakeDaemon`), and what they print of its replies.
 @Suite(.serialized) struct CellCommandTests {
     static let setUsage =
-        "Usage: tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]\n  See 'tapgrid set --help' for more information.\n"
+        "Usage: tapgrid set <layout> <grid> [--text <text>] [--active <bool>] [--value <json>] [--enabled <bool>] [--icon <mdi:name>] [--style <name>] [--clear <key> ...] [--socket <path>] [--config <path>] [--json]\n  See 'tapgrid set --help' for more information.\n"
 
     /// Runs `arguments` plus `--socket` of a fake daemon answering `reply`; returns what was
     /// printed and the request lines the daemon got.
@@ -38,6 +38,19 @@ import TapgridTestSupport
         let human = try against(["set", "home", "0/1", "--clear", "active", "--value", "null"], reply: #"{"ok":true,"layout":"home","grid":"0/1"}"#)
         #expect(human.requests == [#"{"op":"set","layout":"home","grid":"0/1","active":null,"value":null}"#])
         #expect(human.result.out == "home: 0/1: active cleared, value cleared\n")
+    }
+
+    /// `--icon` and `--style` (docs/panel.md "What a cell shows"): sent as the socket takes them,
+    /// cleared with `--clear`; an icon that is not `mdi:NAME` is a usage error, asking no daemon.
+    @Test func setSendsIconAndStyle() throws {
+        let (_, requests) = try against(
+            ["set", "home", "volume", "--icon", "mdi:lightbulb", "--style", "warm"], reply: #"{"ok":true,"layout":"home","grid":"0/1"}"#)
+        #expect(requests == [#"{"op":"set","layout":"home","grid":"volume","icon":"mdi:lightbulb","style":"warm"}"#])
+        let cleared = try against(["set", "home", "volume", "--clear", "icon", "--clear", "style"], reply: #"{"ok":true,"layout":"home","grid":"0/1"}"#)
+        #expect(cleared.requests == [#"{"op":"set","layout":"home","grid":"volume","icon":null,"style":null}"#])
+        let result = run(["set", "home", "volume", "--icon", "lightbulb", "--socket", "/nonexistent/d.sock"])
+        #expect(result.code == 64)
+        #expect(result.err == "Error: The value 'lightbulb' is invalid for '--icon <mdi:name>': expected mdi: and an icon's name, such as mdi:lightbulb\n" + Self.setUsage)
     }
 
     /// `--value` is read as the socket reads it, strictly; what is wrong is the parser's own words.

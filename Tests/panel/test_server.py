@@ -670,6 +670,20 @@ class LookTests(unittest.TestCase):
             stream.close()
 
 
+    def test_an_unknown_style_is_a_bad_request_naming_the_styles(self):
+        reply = self.daemon.request({"op": "set", "grid": "b", "style": "nope"})
+        self.assertEqual(reply["error"]["code"], "bad_request", reply)
+        self.assertIn('"default", "warm"', reply["error"]["message"])
+        status = subprocess.run([CLI, "set", "home", "b", "--style", "nope", "--socket", self.daemon.socket],
+                                capture_output=True, text=True)
+        self.assertEqual(status.returncode, 1, status.stderr)
+        self.assertIn("no style", status.stderr + status.stdout)
+        status = subprocess.run([CLI, "set", "home", "b", "--icon", "mdi:fan", "--style", "warm", "--socket", self.daemon.socket],
+                                capture_output=True, text=True)
+        self.assertEqual(status.returncode, 0, status.stderr)
+        self.daemon.request({"op": "set", "grid": "b", "icon": None, "style": None})
+
+
 class UnixSocketTests(unittest.TestCase):
     def test_a_panel_on_a_unix_socket(self):
         folder = tempfile.mkdtemp(prefix="tgpanel-")

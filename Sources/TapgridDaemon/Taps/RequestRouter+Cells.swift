@@ -41,7 +41,8 @@ extension RequestRouter {
         }
         guard let object = object(line, id: id, out) else { return }
         let request: ControlRequest.Set
-        switch ControlRequest.set(object) {
+        // The config's style names: a style it lacks is bad_request (docs/panel.md "What a cell shows").
+        switch ControlRequest.set(object, styles: output.engine.active.config.styles.keys.sorted()) {
         case .failure(let error): return refuse(error, id: id, out)
         case .success(let read): request = read
         }

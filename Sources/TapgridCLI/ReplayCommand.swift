@@ -104,7 +104,9 @@ struct ReplayCommand {
             case .success(.tap(let tap))?: record = tap
             }
             taps += 1
-            if record.tapClass != nil, let replay {
+            // A plain tap on a slider is recorded as a `release` too (docs/touch.md "Sliders"):
+            // a release no recorded press was last at is replayed as the tap request it was.
+            if record.tapClass != nil, let replay, record.tapClass != "release" || replay.press(of: record) != nil {
                 // A tap of a contact the screen now holds back finds no press: it differs as used up.
                 let heldBack = screen!.heldBack(record)
                 recordedTouchTaps.append(RecordedTouchTap(line: number, press: heldBack ? nil : replay.press(of: record), record: record, heldBack: heldBack))

@@ -37,9 +37,9 @@ final class Daemon: LoopHandler, DaemonControl {
     /// The shutdown phase's next check.
     private var shutdownCheck: LoopTimer!
     /// The config as loaded from its file; the engine runs it with `pushed` layered over it.
-    private var baseConfig: Config
+    var baseConfig: Config
     /// Layouts pushed with `load`, kept over reloads.
-    private var pushed = PushedLayouts()
+    var pushed = PushedLayouts()
     /// The MQTT fleet connection, with `mqtt` in the config (docs/fleet.md).
     private(set) var fleet: Fleet?
     /// The browser panel, with `panel` in the config and its socket open (docs/panel.md).
@@ -358,7 +358,6 @@ extension Daemon {
         return cleaned.isEmpty ? "tapgrid" : cleaned
     }
 
-    var pushedLayouts: [String] { pushed.names }
 
     /// A reload's `screen` block: the screen made, reconfigured, or (removed) left on.
     private func reconfigureScreen(_ settings: ScreenConfig?) {
@@ -376,36 +375,4 @@ extension Daemon {
         }
     }
 
-    func load(layout name: String, definition: JSONValue) -> PushOutcome {
-        switch pushed.load(name, definition: definition, config: baseConfig) {
-        case .unchanged: return .unchanged(generation: generation)
-        case .refused(let errors):
-            let text = errors.map(\.description).joined(separator: "\n")
-            log.info("load of layout \(name) refused: \(text)")
-            return .refused(.configError, text)
-        case .loaded:
-            swapInPushed()
-            log.info("layout \(name) loaded: generation \(generation)", kind: .reload)
-            return .done(generation: generation)
-        }
-    }
-
-    func unload(layout name: String) -> PushOutcome {
-        guard pushed.unload(name) else {
-            let names = pushed.names
-            return .refused(.unknownLayout, "layout \(jsonEscaped(name)) was not pushed; "
-                + (names.isEmpty ? "no layout is" : "the pushed layouts are " + names.map(jsonEscaped).joined(separator: ", ")))
-        }
-        swapInPushed()
-        log.info("layout \(name) unloaded: generation \(generation), layout \(output.engine.currentLayoutName)", kind: .reload)
-        return .done(generation: generation)
-    }
-
-    /// Swaps in the config with the pushed layouts as they now are: a config load in all but
-    /// the file (the generation goes up, contacts in flight end, cell state follows by path).
-    private func swapInPushed() {
-        output.engine.swap(to: pushed.combined(with: baseConfig), generation: generation + 1)
-        output.recordEndedContacts(now: Clock.monotonicNanos())
-        touch.reschedule()
-    }
 }

@@ -164,24 +164,14 @@ enum SVGRenderer {
         value < 1 ? " \(name)=\"\(formatNumber((value * 1000).rounded() / 1000))\"" : ""
     }
 
-    /// Borderline geometry as MyLayout draws it; `thick` is in pixels, so divided by the layout's
-    /// scale. Left and right stay physical in RTL.
+    /// The core's borderline segments (`BorderlineSegment`, the page's too): a solid line a
+    /// filled rect, a dashed one a stroke along the box's long axis.
     static func borderlines(_ lines: [Borderline], rect r: Rect, scale: Double) -> String {
         var text = ""
-        for line in lines {
-            let t = line.thick / scale
-            let box: Rect
-            switch line.edge {
-            case .left: box = Rect(x: r.x + line.offset, y: r.y + line.head, width: t, height: r.height - line.head - line.tail)
-            case .right: box = Rect(x: r.x + r.width - t - line.offset, y: r.y + line.head, width: t, height: r.height - line.head - line.tail)
-            case .top: box = Rect(x: r.x + line.head, y: r.y + line.offset, width: r.width - line.head - line.tail, height: t)
-            case .bottom: box = Rect(x: r.x + line.head, y: r.y + r.height - t - line.offset, width: r.width - line.head - line.tail, height: t)
-            }
-            guard box.width > 0, box.height > 0 else { continue }
-            let (color, alpha) = svgColor(line.color)
-            let dash = line.dash > 0 ? " stroke-dasharray=\"\(formatNumber(line.dash)) \(formatNumber(line.dash))\"" : ""
-            if line.dash > 0 {
-                // A dashed line is a stroke along the box's long axis.
+        for segment in BorderlineSegment.segments(lines, rect: r, scale: scale) {
+            let box = segment.box, color = segment.color, alpha = segment.opacity, t = segment.thick
+            if segment.dash > 0 {
+                let dash = " stroke-dasharray=\"\(formatNumber(segment.dash)) \(formatNumber(segment.dash))\""
                 let horizontal = box.width >= box.height
                 let (x1, y1, x2, y2) = horizontal
                     ? (box.x, box.y + box.height / 2, box.x + box.width, box.y + box.height / 2)
@@ -192,17 +182,6 @@ enum SVGRenderer {
             }
         }
         return text
-    }
-
-    /// MyLayout colours: `#RRGGBB`, `#AARRGGBB` (9 characters) or a name SVG also knows.
-    static func svgColor(_ color: String) -> (String, Double) {
-        let hex = Array(color.utf8.dropFirst())
-        if color.hasPrefix("#"), hex.count == 8, let alpha = UInt8(String(decoding: hex[0..<2], as: UTF8.self), radix: 16) {
-            return ("#" + String(decoding: hex[2...], as: UTF8.self), Double(alpha) / 255)
-        }
-        let safe = color.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 35 }
-        if color.lowercased() == "clear" { return ("#000000", 0) }
-        return (safe && !color.isEmpty ? color : "#000000", 1)
     }
 
     static func normalized(_ r: Rect) -> Rect {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TapgridCLI
+import TapgridConfig
 import TapgridCore
 import TapgridTestSupport
 
@@ -46,6 +47,48 @@ import TapgridTestSupport
             </svg>
 
             """)
+    }
+
+    /// The page's borderlines (`/layout`'s, from `BorderlineSegment`) are where the SVG draws
+    /// them: one test reads both, a solid line, a dashed one and one on a container.
+    @Test func theLayoutsBorderlinesAreTheSVGs() throws {
+        let text = ##"""
+            {"layouts": {"home": {"width": 400, "height": 200,
+               "grid": {"top-borderline": {"color": "#80112233", "thick": 2, "head": 10, "tail": 20}, "cols": [
+                 {"tag": 1, "name": "a", "bottom-borderline": {"color": "#ff0000", "thick": 4}},
+                 {"tag": 2, "name": "b", "left-borderline": {"color": "blue", "thick": 3, "dash": 5, "offset": 1}}]}}}}
+            """##
+        let dir = try folder(["t.json": text])
+        defer { removeTempDir(dir) }
+        let result = run(["show", dir + "/t.json", "--format", "svg"])
+        #expect(result.code == 0)
+        let config = try #require(ConfigLoader.load(path: dir + "/t.json").config)
+        let active = ActiveConfig(config: config, generation: 1)
+        let document = try JSONParser.parse(PanelDocuments.layout(active, layout: 0) { _ in CellState() }, lenient: false)
+        guard case .array(let lines)? = document["borderlines"] else { Issue.record("no borderlines"); return }
+        #expect(lines.count == 3)
+        var drawn: [String] = []
+        for line in lines {
+            guard case .array(let rect)? = line["rect"], case .string(let color)? = line["color"],
+                  case .number(let opacity)? = line["opacity"], case .number(let thick)? = line["thick"],
+                  case .number(let dash)? = line["dash"] else { Issue.record("\(line)"); continue }
+            let r = rect.map { value -> String in
+                guard case .number(let n) = value else { return "?" }
+                return formatNumber(n.double)
+            }
+            if dash.double > 0 {
+                let x = formatNumber(Double(r[0])! + Double(r[2])! / 2)
+                drawn.append(#"<line x1="\#(x)" y1="\#(r[1])" x2="\#(x)" y2="\#(formatNumber(Double(r[1])! + Double(r[3])!))" stroke="\#(color)" stroke-opacity="\#(formatNumber(opacity.double))" stroke-width="\#(formatNumber(thick.double))" stroke-dasharray="\#(formatNumber(dash.double)) \#(formatNumber(dash.double))"/>"#)
+            } else {
+                drawn.append(#"<rect x="\#(r[0])" y="\#(r[1])" width="\#(r[2])" height="\#(r[3])" fill="\#(color)" fill-opacity="\#(formatNumber(opacity.double))"/>"#)
+            }
+        }
+        #expect(drawn == [
+            ##"<rect x="10" y="0" width="370" height="2" fill="#112233" fill-opacity="0.502"/>"##,
+            ##"<rect x="0" y="196" width="200" height="4" fill="#ff0000" fill-opacity="1"/>"##,
+            #"<line x1="202.5" y1="0" x2="202.5" y2="200" stroke="blue" stroke-opacity="1" stroke-width="3" stroke-dasharray="5 5"/>"#,
+        ].map { $0.replacingOccurrences(of: "0.502", with: formatNumber(128.0 / 255)) })
+        for line in drawn { #expect(result.out.contains(line + "\n"), "\(line) not in the SVG:\n\(result.out)") }
     }
 
     /// The glyph's em square lands on the icon's box: the path's corners (0, 448) and (512, -64)

@@ -640,8 +640,11 @@ LOOK_CONFIG = {
     "styles": {"default": {"color": "#f0f0f0"},
                "warm": {"background": "#aa5500", "color": "#ffffff", "radius": 8, "border": {"color": "#ffcc00", "thick": 3}},
                "cool": {"background": "#004488", "activeBackground": "#00aa44", "activeColor": "#000000"}},
-    "layouts": {"home": {"width": 800, "height": 480, "grid": {"padding": "{16,16,16,16}", "spacing": 16, "cols": [
-        {"name": "lamp", "size": "fill", "tag": 1, "text": "Lamp", "icon": "mdi:lightbulb", "style": "warm"},
+    "layouts": {"home": {"width": 800, "height": 480, "grid": {"padding": "{16,16,16,16}", "spacing": 16,
+        "top-borderline": {"color": "#8000ff00", "thick": 2, "offset": 4},
+        "left-borderline": {"color": "blue", "thick": 3, "dash": 6, "head": 20}, "cols": [
+        {"name": "lamp", "size": "fill", "tag": 1, "text": "Lamp", "icon": "mdi:lightbulb", "style": "warm",
+         "bottom-borderline": {"color": "#ff0000", "thick": 4, "head": 10, "tail": 6}},
         {"name": "fan", "size": "fill", "tag": 2, "icon": "mdi:fan", "text": "", "style": "cool", "toggle": True},
         {"name": "plain", "size": "fill", "tag": 3},
         {"name": "mint", "size": "fill", "tag": 4, "style": {"background": "#113322", "fontSize": 30}}]}}},
@@ -721,6 +724,43 @@ class LookTests(PanelCase):
         # Only the daemon's own URLs.
         urls = self.browser.evaluate("performance.getEntries().map(e => e.name)")
         self.assertEqual([u for u in urls if u.startswith("http") and not u.startswith(f"http://127.0.0.1:{self.daemon.port}/")], [])
+
+    def test_borderlines_where_the_svg_draws_them(self):
+        """/layout's borderlines (BorderlineSegment's, the SVG's) drawn at their place within
+        0.5 CSS px at two window sizes and DPR 2."""
+        try:
+            for W, H, dpr in [(800, 480, 1), (1000, 1000, 1), (800, 480, 2)]:
+                with self.subTest(viewport=(W, H, dpr)):
+                    self.browser.set_viewport(W, H, dpr)
+                    layout = self.daemon.get("layout")
+                    self.assertEqual(len(layout["borderlines"]), 3)
+                    s = min(W / layout["width"], H / layout["height"])
+                    ox, oy = (W - layout["width"] * s) / 2, (H - layout["height"] * s) / 2
+
+                    def drawn():
+                        return self.browser.evaluate("""(() => {
+                            if (innerWidth !== %d || innerHeight !== %d) return null;
+                            return Array.from(document.querySelectorAll("#lines > *"), e => {
+                              const r = e.getBoundingClientRect();
+                              return {tag: e.tagName, rect: [r.left, r.top, r.width, r.height], dash: e.getAttribute("stroke-dasharray")};
+                            });
+                        })()""" % (W, H))
+                    self.assertTrue(wait_until(lambda: drawn() is not None, 2))
+                    time.sleep(0.05)
+                    got = drawn()
+                    self.assertEqual(len(got), 3)
+                    for line, page in zip(layout["borderlines"], got):
+                        x, y, w, h = line["rect"]
+                        if line["dash"] > 0:   # a stroke along the middle of the vertical box
+                            want = [ox + (x + w / 2) * s, oy + y * s, 0, h * s]
+                            self.assertEqual((page["tag"], page["dash"]), ("line", f"{line['dash']:g} {line['dash']:g}"))
+                        else:
+                            want = [ox + x * s, oy + y * s, w * s, h * s]
+                            self.assertEqual(page["tag"], "rect")
+                        self.assertTrue(all(abs(a - b) <= 0.5 for a, b in zip(page["rect"], want)),
+                                        f"{line}: drawn at {page['rect']}, want {want}")
+        finally:
+            self.browser.set_viewport(*self.viewport)
 
     def test_a_set_of_icon_and_style_shows_within_a_second(self):
         path = next(g["path"] for g in self.layout["grids"] if g["name"] == "plain")

@@ -56,6 +56,30 @@ public enum PanelDocuments {
             out.append(0x7D)
         }
         out.append("]")
+        var lines: [UInt8] = []
+        for grid in tree.preorder() {
+            guard let drawn = tree.borderlines[Int32(grid)] else { continue }
+            for segment in BorderlineSegment.segments(drawn, rect: layout.resolved.rects[grid], scale: layout.frame.scale) {
+                JSONWriter.appendStatic(lines.isEmpty ? #","borderlines":[{"rect":["# : #",{"rect":["#, to: &lines)
+                for (n, v) in [segment.box.x, segment.box.y, segment.box.width, segment.box.height].enumerated() {
+                    if n > 0 { lines.append(0x2C) }
+                    JSONWriter.appendNumber(v, to: &lines)
+                }
+                JSONWriter.appendStatic(#"],"color":"#, to: &lines)
+                JSONWriter.appendString(segment.color, to: &lines)
+                JSONWriter.appendStatic(#","opacity":"#, to: &lines)
+                JSONWriter.appendNumber(segment.opacity, to: &lines)
+                JSONWriter.appendStatic(#","thick":"#, to: &lines)
+                JSONWriter.appendNumber(segment.thick, to: &lines)
+                JSONWriter.appendStatic(#","dash":"#, to: &lines)
+                JSONWriter.appendNumber(segment.dash, to: &lines)
+                lines.append(0x7D)
+            }
+        }
+        if !lines.isEmpty {
+            lines.append(0x5D)
+            out.append(lines)
+        }
         if let icons, !usedOrder.isEmpty {
             var glyphs: [UInt8] = []
             JSONWriter.appendStatic(#","icons":{"#, to: &glyphs)

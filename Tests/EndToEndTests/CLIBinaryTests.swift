@@ -109,7 +109,7 @@ import TapgridTestSupport
         #expect(result.code == 0)
         let text = try String(contentsOfFile: output, encoding: .utf8)
         #expect(text.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg" width="800" height="480""#))
-        #expect(text.contains(">settings</text>"))
+        #expect(text.contains(">Settings</text>"))  // its "text"
         #expect(text.contains(">sleep</text>"))  // a matrix cell, named by the matrix's "names"
         // The header row's bottom-borderline (thick 2 at scale 1) along its bottom edge.
         #expect(text.contains(##"<rect x="0" y="58" width="800" height="2" fill="#D1D1D1" fill-opacity="1"/>"##))

@@ -665,6 +665,7 @@ class LookTests(PanelCase):
 
     config = LOOK_CONFIG
     files = {"icons.svg": ICON_FONT}
+    touch = True
 
     def setUp(self):
         self.daemon.control({"op": "set", "grid": "plain", "icon": None, "style": None, "active": None})
@@ -724,6 +725,26 @@ class LookTests(PanelCase):
         # Only the daemon's own URLs.
         urls = self.browser.evaluate("performance.getEntries().map(e => e.name)")
         self.assertEqual([u for u in urls if u.startswith("http") and not u.startswith(f"http://127.0.0.1:{self.daemon.port}/")], [])
+
+    def test_pressed_and_disabled(self):
+        """Pressed shows the page's pressed grey over a style's colour at once; a disabled cell
+        keeps its style's colours at opacity 0.35."""
+        x, y, path = self.centre(self.layout, "lamp")
+        cell = f"getComputedStyle(document.querySelector('[data-path=\"{path}\"]'))"
+        try:
+            self.browser.touch("touchStart", [(x, y, 0)])
+            self.assertTrue(self.browser.wait_for(f"{cell}.backgroundColor === 'rgb(75, 82, 99)'", 1.0),
+                            f"pressed: {self.browser.evaluate(cell + '.backgroundColor')}")
+        finally:
+            self.browser.touch("touchEnd", [])
+        self.assertTrue(self.browser.wait_for(f"{cell}.backgroundColor === 'rgb(170, 85, 0)'", 1.0))
+        self.settle()
+        self.daemon.control({"op": "set", "grid": "lamp", "enabled": False})
+        try:
+            self.assertTrue(self.browser.wait_for(f"{cell}.opacity === '0.35' && {cell}.backgroundColor === 'rgb(170, 85, 0)'", 1.0),
+                            f"disabled: {self.browser.evaluate(cell + '.opacity')} {self.browser.evaluate(cell + '.backgroundColor')}")
+        finally:
+            self.daemon.control({"op": "set", "grid": "lamp", "enabled": None})
 
     def test_borderlines_where_the_svg_draws_them(self):
         """/layout's borderlines (BorderlineSegment's, the SVG's) drawn at their place within

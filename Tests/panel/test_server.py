@@ -670,6 +670,18 @@ class LookTests(unittest.TestCase):
             stream.close()
 
 
+    def test_a_reload_reads_the_icon_font_again(self):
+        with open(self.font, "w") as f:
+            f.write(ICON_FONT.replace("M256 448L64 0H448Z", "M1 1H2V2Z"))
+        try:
+            reply = self.daemon.request({"op": "reload"})
+            self.assertTrue(reply.get("ok"), reply)
+            self.assertEqual(json.loads(fetch(self.port, "GET", "/layout")[2])["icons"], {"mdi:lightbulb": "M1 1H2V2Z"})
+        finally:
+            with open(self.font, "w") as f:
+                f.write(ICON_FONT)
+            self.daemon.request({"op": "reload"})
+
     def test_an_unknown_style_is_a_bad_request_naming_the_styles(self):
         reply = self.daemon.request({"op": "set", "grid": "b", "style": "nope"})
         self.assertEqual(reply["error"]["code"], "bad_request", reply)

@@ -149,8 +149,10 @@ extension EndToEnd {
         @Test func shutdownStopsRunningChildrenAndLogsTheirExit() throws {
             let (daemon, dir) = try start()
             #expect(try daemon.connect().request(#"{"x": 750, "y": 50}"#).string("outcome") == "dispatched")
-            try waitFor { FileManager.default.fileExists(atPath: dir + "/long.pid") }
-            let child = try #require(Int32(try String(contentsOfFile: dir + "/long.pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            // The shell creates the file before it writes: wait for the number, not the file.
+            let readPID = { Int32(((try? String(contentsOfFile: dir + "/long.pid", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) }
+            try waitFor { readPID() != nil }
+            let child = try #require(readPID())
             let started = Date()
             #expect(try daemon.stop(SIGTERM) == 0)
             #expect(Date().timeIntervalSince(started) < 6)

@@ -72,8 +72,11 @@ extension Panel {
         stream.send(bytes)
     }
 
-    /// Adds the event in `scratch` to the batch for every stream (its timer armed by the first).
-    private func broadcast(isTap: Bool = false) {
+    /// Frames the event `name` with `data` and adds it to the batch for every stream (its timer
+    /// armed by the first).
+    private func broadcast(_ name: StaticString, data: UnsafeRawBufferPointer, isTap: Bool = false) {
+        scratch.removeAll()
+        PanelDocuments.event(name, data: data, into: scratch)
         if let due = batch.add(scratch.bytes, isTap: isTap, now: Clock.monotonicNanos()) { loop.schedule(flushTimer, at: due) }
     }
 
@@ -90,10 +93,7 @@ extension Panel {
     }
 
     func broadcastLayout() {
-        scratch.removeAll()
-        let layout = layoutDocument()
-        layout.withUnsafeBytes { PanelDocuments.event("layout", data: $0, into: scratch) }
-        broadcast()
+        layoutDocument().withUnsafeBytes { broadcast("layout", data: $0) }
     }
 
     // MARK: - The wakeup's taps and state changes
@@ -101,21 +101,14 @@ extension Panel {
     func tapDecided(_ decision: TapDecision, source: [UInt8]?, active: ActiveConfig) {
         eventData.removeAll()
         PanelDocuments.tap(decision, active: active, source: source, into: eventData)
-        scratch.removeAll()
-        PanelDocuments.event("tap", data: eventData.bytes, into: scratch)
-        broadcast(isTap: true)
+        broadcast("tap", data: eventData.bytes, isTap: true)
     }
 
     func screenChanged(_ state: ScreenState) {
-        scratch.removeAll()
-        PanelDocuments.screen(state).withUnsafeBytes { PanelDocuments.event("screen", data: $0, into: scratch) }
-        broadcast()
+        PanelDocuments.screen(state).withUnsafeBytes { broadcast("screen", data: $0) }
     }
 
     func stateChanged(layout: Int, grid: Int, state: CellState, active: ActiveConfig) {
-        let data = PanelDocuments.state(active, layout: layout, grid: grid, state, icons: icons)
-        scratch.removeAll()
-        data.withUnsafeBytes { PanelDocuments.event("state", data: $0, into: scratch) }
-        broadcast()
+        PanelDocuments.state(active, layout: layout, grid: grid, state, icons: icons).withUnsafeBytes { broadcast("state", data: $0) }
     }
 }

@@ -141,6 +141,28 @@ import Testing
         #expect(v5.outcome == .dispatched)
     }
 
+    /// A state changed in place keeps the count of disabled grids: disabling twice and enabling
+    /// once lets taps through again, and a toggle on a disabled grid's neighbour is not refused.
+    @Test func disablingTwiceAndEnablingOnceLetsTapsThrough() throws {
+        var engine = try Self.engine()
+        for _ in 0..<2 { _ = try engine.set(layout: nil, grid: "cart", CellChange(enabled: .set(false))).get() }
+        #expect(tap(&engine, x: 150).outcome == .disabled)
+        #expect(tap(&engine, x: 50).toggledActive == true)
+        let enabled = try engine.set(layout: nil, grid: "cart", CellChange(enabled: .clear)).get()
+        #expect(enabled.update?.state == CellState())
+        #expect(tap(&engine, x: 150).outcome == .dispatched)
+        #expect(engine.cellSnapshot().map(\.path) == ["0"])  // cart's all-null state is forgotten
+    }
+
+    /// `apply(to:)` changes a state in place and says whether anything changed, as `applied(to:)` would.
+    @Test func aChangeInPlaceSaysWhetherItChangedAnything() {
+        var state = CellState(text: "a", active: true)
+        #expect(!CellChange(text: .set("a"), valueJSON: .clear).apply(to: &state))
+        #expect(CellChange(text: .set("b"), icon: .set("mdi:x")).apply(to: &state))
+        #expect(state == CellState(text: "b", active: true, icon: "mdi:x"))
+        #expect(CellChange(active: .clear).apply(to: &state) && state.active == nil)
+    }
+
     @Test func onlyTapClassTapsToggle() throws {
         var engine = try Self.engine()
         var taps: [ClassedTap] = []

@@ -90,6 +90,21 @@ public enum CellField<Value: Sendable & Equatable>: Sendable, Equatable {
         case .set(let value): return value
         }
     }
+
+    /// Makes this change to `field` in place.
+    /// - Returns: whether that changed it.
+    func apply(to field: inout Value?) -> Bool {
+        switch self {
+        case .keep: return false
+        case .clear:
+            guard field != nil else { return false }
+            field = nil
+        case .set(let value):
+            guard field != value else { return false }
+            field = value
+        }
+        return true
+    }
 }
 
 /// What a `set` changes (every key may be left out).
@@ -118,5 +133,17 @@ public struct CellChange: Sendable, Equatable {
             text: text.applied(to: state.text), active: active.applied(to: state.active),
             valueJSON: valueJSON.applied(to: state.valueJSON), enabled: enabled.applied(to: state.enabled),
             icon: icon.applied(to: state.icon), style: style.applied(to: state.style))
+    }
+
+    /// Makes this change to `state` in place (a `set` on the daemon's own copy, not a copy of it).
+    /// - Returns: whether anything changed.
+    public func apply(to state: inout CellState) -> Bool {
+        var changed = text.apply(to: &state.text)
+        changed = active.apply(to: &state.active) || changed
+        changed = valueJSON.apply(to: &state.valueJSON) || changed
+        changed = enabled.apply(to: &state.enabled) || changed
+        changed = icon.apply(to: &state.icon) || changed
+        changed = style.apply(to: &state.style) || changed
+        return changed
     }
 }

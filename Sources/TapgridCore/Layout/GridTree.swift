@@ -168,6 +168,18 @@ public struct GridTree: Sendable {
         return looks[Int(slot)]
     }
 
+    /// The first grid in declaration order whose `name` is `name` (a `set` names its grid so):
+    /// read in place, with no grid's details copied out.
+    public func grid(named name: String) -> Int? {
+        var stack = [0]
+        while let node = stack.popLast() {
+            let slot = nodes[node].info
+            if slot >= 0, infos[Int(slot)].name == name { return node }
+            stack.append(contentsOf: nodes[node].children.reversed())
+        }
+        return nil
+    }
+
     /// Grid indices in pre-order (declaration order, depth first), as tools list them.
     public func preorder() -> [Int] {
         var order: [Int] = []

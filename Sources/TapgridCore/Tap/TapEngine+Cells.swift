@@ -41,11 +41,12 @@ extension TapEngine {
     /// else a path (`"0/1"`, `""` for the root).
     /// - Returns: the grid index, or the `unknown_grid` message naming the layout's grids.
     public func grid(_ reference: String, in layout: Int) -> Result<Int, CellFailure> {
-        let tree = active.layouts[layout].tree
-        for grid in tree.preorder() where tree.info(of: grid)?.name == reference { return .success(grid) }
-        if reference.allSatisfy({ $0 == "/" || $0.isASCII && $0.isNumber }), let grid = tree.index(ofPath: reference) {
+        if let grid = active.layouts[layout].tree.grid(named: reference) { return .success(grid) }
+        if reference.allSatisfy({ $0 == "/" || $0.isASCII && $0.isNumber }),
+           let grid = active.layouts[layout].tree.index(ofPath: reference) {
             return .success(grid)
         }
+        let tree = active.layouts[layout].tree
         let names = tree.preorder().compactMap { tree.info(of: $0)?.name }
         let listed = names.isEmpty
             ? "it has no named grids (name one by its path, such as \"0/1\")"
@@ -71,12 +72,12 @@ extension TapEngine {
             case .success(let value): change.valueJSON = .set(value)
             }
         }
-        let before = cellState(layout: layout, grid: grid)
-        let after = change.applied(to: before)
-        guard after != before else { return .success((grid, layout, nil)) }
-        store(after, layout: layout, grid: grid)
+        let key = Self.cellKey(layout, grid)
+        guard updateCell(key, { change.apply(to: &$0) }) else { return .success((grid, layout, nil)) }
+        // `enabled` may have changed: the tap path checks cells only while `cellRules` is set.
+        cellRules = disabledCells > 0 || active.hasToggles || active.hasSliders
         seq += 1
-        return .success((grid, layout, CellUpdate(seq: seq, layout: layout, grid: grid, state: after)))
+        return .success((grid, layout, CellUpdate(seq: seq, layout: layout, grid: grid, state: cells[key] ?? CellState())))
     }
 
     /// A `set`'s `value` (compact JSON) for a slider (docs/touch.md "Sliders"): a number within
@@ -106,6 +107,30 @@ extension TapEngine {
         cellsVersion &+= 1
     }
 
+    /// Changes a grid's state in place (the tap path's toggles and slider values): the state is
+    /// neither copied out nor back, which a toggle would otherwise pay for each of its strings.
+    /// Keeps `disabledCells` in step and drops a state left all null, as `store` does.
+    /// - Parameter change: changes the state; returns false when it left it as it was.
+    /// - Returns: what `change` returned.
+    @inline(__always)
+    mutating func updateCell(_ key: UInt64, _ change: (inout CellState) -> Bool) -> Bool {
+        var wasDisabled = false
+        var isDisabled = false
+        var isEmpty = false
+        let changed = { (state: inout CellState) -> Bool in
+            wasDisabled = state.isDisabled
+            let changed = change(&state)
+            isDisabled = state.isDisabled
+            isEmpty = state.isEmpty
+            return changed
+        }(&cells[key, default: CellState()])
+        if isEmpty { cells[key] = nil }
+        guard changed else { return false }
+        if wasDisabled != isDisabled { disabledCells += isDisabled ? 1 : -1 }
+        cellsVersion &+= 1
+        return true
+    }
+
     /// The tap path's cell rules, run only while `cellRules` is set.
     /// - Returns: true when the grid is disabled (the tap is refused, nothing flips); otherwise a
     ///   `tap`-class tap on a toggle grid has flipped its `active` (`decision.toggledActive`).
@@ -118,24 +143,26 @@ extension TapEngine {
             decision.value = slider.value(atX: x, y: y)
         }
         let key = Self.cellKey(decision.layout, target.grid)
-        let state = cells[key]
-        if state?.isDisabled == true { return true }
+        if disabledCells > 0, cells[key]?.isDisabled == true { return true }
         if let value = decision.value {
             // A slider's change or release: its value is the grid's state `value`, routed or not.
             let text = formatNumber(value)
-            guard state?.valueJSON != text else { return false }
-            var moved = state ?? CellState()
-            moved.valueJSON = text
-            store(moved, layout: decision.layout, grid: target.grid)
-            decision.storedValue = true
+            decision.storedValue = updateCell(key) { state in
+                guard state.valueJSON != text else { return false }
+                state.valueJSON = text
+                return true
+            }
             return false
         }
         guard decision.tapClass == .tap, target.info >= 0, active.layouts[decision.layout].tree.infos[target.info].toggle
         else { return false }
-        var flipped = state ?? CellState()
-        flipped.active = !(flipped.active ?? false)
-        store(flipped, layout: decision.layout, grid: target.grid)
-        decision.toggledActive = flipped.active
+        var flipped = false
+        _ = updateCell(key) { state in
+            flipped = !(state.active ?? false)
+            state.active = flipped
+            return true
+        }
+        decision.toggledActive = flipped
         return false
     }
 

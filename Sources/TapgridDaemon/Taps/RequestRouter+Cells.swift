@@ -41,8 +41,10 @@ extension RequestRouter {
         }
         guard let object = object(line, id: id, out) else { return }
         let request: ControlRequest.Set
-        // The config's style names: a style it lacks is bad_request (docs/panel.md "What a cell shows").
-        switch ControlRequest.set(object, styles: output.engine.active.config.styles.keys.sorted()) {
+        // The config's style names, listed only for a `set` naming one: a style it lacks is
+        // bad_request (docs/panel.md "What a cell shows").
+        let styles = object["style"] == nil ? [] : output.engine.active.config.styles.keys.sorted()
+        switch ControlRequest.set(object, styles: styles) {
         case .failure(let error): return refuse(error, id: id, out)
         case .success(let read): request = read
         }

@@ -18,6 +18,8 @@ enum SVGRenderer {
         var look: CellLook? = nil
         /// The look's icon's outline, when the icon set has it.
         var glyph: String? = nil
+        /// A slider's fill (``SliderFill``), drawn over the cell's own.
+        var slider: SliderFill? = nil
         /// An outline's label, or a cell's when it has neither label nor icon (`tag N`): drawn in
         /// the middle of the rect when it has an area.
         var label: String? = nil
@@ -35,6 +37,9 @@ enum SVGRenderer {
             if node.hittable {
                 let look = CellLook.describe(tree, grid: index, state: CellState(), styles: styles)
                 cell.look = look
+                if let spec = tree.sliders[Int32(index)] {
+                    cell.slider = SliderFill(SliderPlace(spec: spec, rect: cell.rect, direction: layout.frame.direction), valueJSON: nil)
+                }
                 cell.glyph = look.icon.flatMap { icons?.outline($0) }
                 if look.label == nil && cell.glyph == nil, let tag = info?.tag, tag != 0 { cell.label = "tag \(tag)" }
             } else if let info, node.childCount == 0 {
@@ -60,6 +65,10 @@ enum SVGRenderer {
             if !grid.state.isEmpty || !parents.contains(grid.path) {
                 let look = CellLook.describe(name: grid.name, look: nil, state: grid.state, styles: [:])
                 cell.look = look
+                if var place = grid.slider {
+                    place.rect = cell.rect
+                    cell.slider = SliderFill(place, valueJSON: grid.state.valueJSON)
+                }
                 cell.glyph = look.icon.flatMap { icons?.outline($0) }
                 if look.label == nil && cell.glyph == nil, let tag = grid.tag { cell.label = "tag \(tag)" }
             }
@@ -98,6 +107,7 @@ enum SVGRenderer {
             guard rect.width > 0 || rect.height > 0 else { continue }
             if let look = cell.look {
                 svg += cellRect(look, rect: rect, title: cell.title)
+                if let slider = cell.slider { svg += sliderRect(slider, look: look, rect: rect) }
             } else {
                 svg += "<rect \(box(rect)) fill=\"none\" stroke=\"#555555\" stroke-width=\"1\" vector-effect=\"non-scaling-stroke\"><title>\(escape(cell.title))</title></rect>\n"
             }
@@ -131,6 +141,17 @@ enum SVGRenderer {
         }
         let corner = radius > 0 ? " rx=\"\(formatNumber(radius))\"" : ""
         return "<rect \(box(fill))\(corner) fill=\"\(look.background.rgbHex)\"\(opacity("fill-opacity", look.background.opacity))\(stroke)\(opacity("opacity", look.opacity))><title>\(escape(title))</title></rect>\n"
+    }
+
+    /// A slider's fill over the cell's, in the look's `sliderColor`, its corners as the cell's;
+    /// nothing for an empty one.
+    static func sliderRect(_ slider: SliderFill, look: CellLook, rect: Rect) -> String {
+        let covered = slider.rect(in: rect)
+        guard covered.width > 0, covered.height > 0 else { return "" }
+        let radius = min(look.radius, covered.width / 2, covered.height / 2)
+        let corner = radius > 0 ? " rx=\"\(formatNumber(radius))\"" : ""
+        let color = look.sliderColor
+        return "<rect class=\"slider-fill\" \(box(covered))\(corner) fill=\"\(color.rgbHex)\"\(opacity("fill-opacity", color.opacity))\(opacity("opacity", look.opacity))/>\n"
     }
 
     /// The icon's glyph (scaled into its box, flipped to y down) and the label, where

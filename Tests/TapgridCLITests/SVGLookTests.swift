@@ -111,4 +111,28 @@ import TapgridTestSupport
         #expect(svg.contains(##"<text x="50" y="74.5" font-size="16" text-anchor="middle" dy="0.35em" fill="#ffffff" opacity="0.35">On</text>"##), "\(svg)")
         #expect(svg.contains(##"<text x="150" y="50" font-size="16" text-anchor="middle" dy="0.35em" fill="#e8eaed">tag 2</text>"##))
     }
+
+    /// A slider's fill (docs/touch.md "Sliders"): drawn over its cell from the value in the
+    /// daemon's state, from the edge `slider.from` names, in the accent (or the style's
+    /// `activeBackground`); offline (no state) a slider shows no fill.
+    @Test func aSlidersFillFollowsItsValue() throws {
+        let config = #"""
+            {"layouts": {"home": {"width": 300, "height": 200, "grid": {"cols": [
+              {"size": 200, "name": "volume", "tag": 1, "slider": {"min": 0, "max": 100, "step": 1}},
+              {"size": 100, "name": "blind", "tag": 2, "slider": {"min": 0, "max": 10, "step": 1}}]}}},
+             "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}]}
+            """#
+        let dir = try folder(["t.json": config])
+        defer { removeTempDir(dir) }
+        let offline = run(["show", dir + "/t.json", "--format", "svg"])
+        #expect(offline.code == 0 && !offline.out.contains("slider-fill"), "\(offline.out)")
+        let active = ActiveConfig(config: try #require(ConfigLoader.load(path: dir + "/t.json").config), generation: 1)
+        let out = ByteBuffer(capacity: 1024)
+        ReplyWriter.layouts(active, current: 0, cells: { _, grid in CellState(valueJSON: grid == 1 ? "25" : "5") }, id: nil, out)
+        let layout = try #require(LayoutsReply(try JSONParser.parse(Array(out.bytes), lenient: false)).layout(named: nil))
+        let svg = SVGRenderer.render(layout)
+        // volume: a quarter of its 196-wide fill rect from the left; blind (taller than wide): half from the bottom.
+        #expect(svg.contains(##"<rect class="slider-fill" x="2" y="2" width="49" height="196" fill="#1f6feb"/>"##), "\(svg)")
+        #expect(svg.contains(##"<rect class="slider-fill" x="202" y="100" width="96" height="98" fill="#1f6feb"/>"##), "\(svg)")
+    }
 }

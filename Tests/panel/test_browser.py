@@ -800,6 +800,121 @@ class LookTests(PanelCase):
                                               f"&& getComputedStyle({cell}).backgroundColor === 'rgb(42, 46, 55)'", 1.0))
 
 
+SLIDER_CONFIG = {
+    "initialLayout": "home",
+    "layouts": {"home": {"width": 800, "height": 480, "grid": {"cols": [
+        {"size": 560, "padding": "{40,40,40,40}", "rows": [
+            {"name": "volume", "size": 120, "tag": 1, "slider": {"min": 0, "max": 100, "step": 1, "changeMs": 50}},
+            {"size": "fill"}]},
+        {"name": "blind", "size": "fill", "tag": 2, "slider": {"min": 0, "max": 10, "step": 0.5, "changeMs": 5000}}]}}},
+    "handlers": {"level": {"type": "log"}},
+    "routes": [{"tags": [1, 2], "handler": "level", "on": ["change", "release"]}],
+}
+
+
+class SliderTests(PanelCase):
+    """A slider's fill (docs/touch.md "Sliders") follows the finger at once, the daemon records
+    the same values, and a set of the value moves the fill within 1 s."""
+
+    config = SLIDER_CONFIG
+    touch = True
+    viewport = (1000, 800, 1.5)   # scale 1.25, centred: layout units are not CSS pixels
+
+    def setUp(self):
+        self.layout = self.wait_shows("home")
+        self.settle()
+
+    def grid(self, name):
+        return next(g for g in self.layout["grids"] if g["name"] == name)
+
+    def to_css(self, x, y):
+        W, H, _ = self.shown()["viewport"]
+        s = min(W / self.layout["width"], H / self.layout["height"])
+        return (W - self.layout["width"] * s) / 2 + x * s, (H - self.layout["height"] * s) / 2 + y * s, s
+
+    def fill(self, name):
+        """The fill's share of the cell's fill rect (the cell's rect less its 2-unit gap), as drawn."""
+        return self.browser.evaluate("""(path => {
+            const el = document.querySelector(`[data-path="${path}"]`), f = el && el.querySelector(".fill");
+            if (!f) return null;
+            const c = el.getBoundingClientRect(), r = f.getBoundingClientRect(), cs = getComputedStyle(el);
+            const bx = parseFloat(cs.borderLeftWidth) * c.width / el.offsetWidth;
+            const by = parseFloat(cs.borderTopWidth) * c.height / el.offsetHeight;
+            const inner = {left: c.left + bx, right: c.right - bx, top: c.top + by, bottom: c.bottom - by};
+            return {from: f.dataset.from, w: r.width / (inner.right - inner.left), h: r.height / (inner.bottom - inner.top),
+                    left: r.left - inner.left, right: inner.right - r.right, bottom: inner.bottom - r.bottom,
+                    colour: getComputedStyle(f).backgroundColor};
+        })(%s)""" % json.dumps(self.grid(name)["path"]))
+
+    def wait_fill(self, name, want, axis="w", timeout=0.5):
+        """Waits until the fill covers `want` of the cell (within 1 %); fails saying what it covers."""
+        if not wait_until(lambda: abs(self.fill(name)[axis] - want) < 0.011, timeout):
+            raise AssertionError(f"after {timeout} s the fill of {name} is {self.fill(name)}, want {want}{self.console()}")
+        return self.fill(name)
+
+    def test_a_drag_moves_the_fill_with_the_finger_and_the_daemon_records_the_same_values(self):
+        x, y, w, h = self.grid("volume")["rect"]
+        since = self.mark()
+        points = [x + w * f for f in (0.1, 0.3, 0.55, 0.8, 0.95)]
+        cx, cy, _ = self.to_css(points[0], y + h / 2)
+        self.browser.touch("touchStart", [(cx, cy)])
+        try:
+            for n, lx in enumerate(points):
+                cx, cy, _ = self.to_css(lx, y + h / 2)
+                if n:
+                    self.browser.touch("touchMove", [(cx, cy)])
+                fill = self.wait_fill("volume", round((lx - x) / w * 100) / 100)
+                self.assertEqual((fill["from"], round(fill["left"], 2), round(fill["bottom"], 2)), ("left", 0, 0), fill)
+                self.assertAlmostEqual(fill["h"], 1, delta=0.01)
+                time.sleep(0.08)   # past changeMs: each move may give a change
+        finally:
+            self.browser.touch("touchEnd", [])
+        release = self.wait_records(since, lambda r: is_tap(r) and r.get("class") == "release")[0]
+        changes = [r for r in self.daemon.records()[since:] if is_tap(r) and r.get("class") == "change"]
+        self.assertTrue(changes, "a drag gave no change")
+        self.assertEqual(release["value"], round((points[-1] - x) / w * 100), f"the release: {release}")
+        for r in changes + [release]:
+            self.assertEqual(r["value"], round((r["x"] - x) / w * 100), f"a value not from its point: {r}")
+            self.assertEqual((r.get("hit"), r.get("handler"), r.get("source")), (self.grid("volume")["path"], "level", "panel"))
+        # After the daemon's state event the fill is its value, and stays there.
+        self.wait_fill("volume", release["value"] / 100, timeout=1)
+        time.sleep(0.2)
+        self.wait_fill("volume", release["value"] / 100, timeout=0)
+        self.assertEqual(self.fill("volume")["colour"], "rgb(31, 111, 235)")
+
+    def test_a_vertical_slider_fills_from_the_bottom_and_follows_the_finger_alone(self):
+        """blind's changeMs is 5 s: after the first change the daemon says nothing more until the
+        release, so a fill that follows the next move is the page's own."""
+        x, y, w, h = self.grid("blind")["rect"]
+        since = self.mark()
+        cx, cy, _ = self.to_css(x + w / 2, y + h * 0.9)
+        self.browser.touch("touchStart", [(cx, cy)])
+        try:
+            cx, cy, _ = self.to_css(x + w / 2, y + h * 0.5)    # half way up: 5, the first change
+            self.browser.touch("touchMove", [(cx, cy)])
+            self.wait_fill("blind", 0.5, "h")
+            self.wait_records(since, lambda r: is_tap(r) and r.get("class") == "change")
+            cx, cy, _ = self.to_css(x + w / 2, y + h * 0.25)   # 75 % up: 7.5, no change for 5 s
+            self.browser.touch("touchMove", [(cx, cy)])
+            fill = self.wait_fill("blind", 0.75, "h")
+            self.assertEqual(fill["from"], "bottom", fill)
+            self.assertAlmostEqual(fill["bottom"], 0, delta=0.01, msg=str(fill))
+            self.assertAlmostEqual(fill["w"], 1, delta=0.01, msg=str(fill))
+            changes = [r for r in self.daemon.records()[since:] if is_tap(r) and r.get("class") == "change"]
+            self.assertEqual([r["value"] for r in changes], [5], "the daemon sent another change within changeMs")
+        finally:
+            self.browser.touch("touchEnd", [])
+        release = self.wait_records(since, lambda r: is_tap(r) and r.get("class") == "release")[0]
+        self.assertEqual(release["value"], 7.5, f"the release: {release}")
+        time.sleep(0.2)
+        self.wait_fill("blind", 0.75, "h", timeout=0)
+
+    def test_a_set_of_the_value_moves_the_fill_within_a_second(self):
+        for value in (70, 20):
+            self.daemon.control({"op": "set", "grid": "volume", "value": value})
+            self.wait_fill("volume", value / 100, timeout=1)
+
+
 class RestartTests(PanelCase):
     """The page survives the daemon: it reconnects and shows what the new daemon shows."""
 

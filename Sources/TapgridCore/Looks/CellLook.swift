@@ -26,6 +26,8 @@ public struct CellLook: Sendable, Equatable {
     public var fontSize: Double?
     /// Layout units; nil: fitted to the cell (`CellContent`).
     public var iconSize: Double?
+    /// A slider's fill (``SliderFill``): the style's `activeBackground`, else the accent.
+    public var sliderColor: CellColor { style.activeBackground ?? Self.accentBackground }
     /// The state's `active` is true.
     public var active: Bool
     /// The state's `enabled` is not false.

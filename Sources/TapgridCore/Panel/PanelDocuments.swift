@@ -52,6 +52,10 @@ public enum PanelDocuments {
                 used[shown] = icons?.outline(shown)
                 usedOrder.append(shown)
             }
+            if let slider = active.slider(layout: index, grid: grid) {
+                JSONWriter.appendStatic(#","slider":"#, to: &fields)
+                SliderFill.appendJSON(slider, to: &fields)
+            }
             out.append(fields)
             out.append(0x7D)
         }

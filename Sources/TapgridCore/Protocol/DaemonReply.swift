@@ -142,6 +142,8 @@ public struct LayoutsReply: Sendable, Equatable {
         public var toggle: Bool
         /// The grid's state; empty when the reply carries none for it.
         public var state: CellState
+        /// A slider's scale and the edge its value grows from (only in replies with state).
+        public var slider: SliderPlace?
 
         /// nil unless `grid` is an object with a string `path` and a rect of four numbers.
         public init?(_ grid: JSONValue) {
@@ -159,6 +161,12 @@ public struct LayoutsReply: Sendable, Equatable {
                                   icon: grid["icon"]?.stringValue, style: grid["style"]?.stringValue)
             if let value = grid["value"], value != .null { state.valueJSON = value.compactJSON }
             self.state = state
+            if let min = grid["slider"]?["min"]?.doubleValue, let max = grid["slider"]?["max"]?.doubleValue,
+               let step = grid["slider"]?["step"]?.doubleValue,
+               let from = grid["slider"]?["from"]?.stringValue.flatMap(SliderFill.Origin.init(rawValue:)) {
+                slider = SliderPlace(spec: SliderSpec(min: min, max: max, step: step, vertical: from == .bottom),
+                                     rect: rect, direction: from == .right ? .rtl : .ltr)
+            }
         }
     }
 

@@ -217,6 +217,48 @@ func startFleetDaemon(_ config: String, watcher: MQTTWatcher, node: String = "ki
         #expect(try daemon.stop() == 0)
     }
 
+    /// A slider over MQTT (docs/touch.md "Sliders"): a drag's `change` at QoS 0 and its
+    /// `release` at QoS 1 on the action topic, the value in the retained state, Home
+    /// Assistant's `number` for it, and a value sent as that number's command moving it.
+    @Test func aSliderOverMQTTAndHomeAssistantsNumber() throws {
+        let broker = try MosquittoBroker()
+        let watcher = try MQTTWatcher(port: broker.port)
+        let config = fleetConfig(broker: broker.address, mqttExtra: #", "accept": ["tap", "set"], "homeAssistant": {"prefix": "homeassistant"}"#)
+            .replacingOccurrences(of: #"{ "tag": 4 }"#, with: #"{ "name": "volume", "tag": 4, "slider": {"min": 0, "max": 100, "step": 1, "changeMs": 50} }"#)
+        let daemon = try startFleetDaemon(config, watcher: watcher)
+        let number = try #require(watcher.first("homeassistant/number/tapgrid_kitchen/home_volume/config")?.object)
+        #expect(number.string("mode") == "slider")
+        #expect(number["min"] as? Int == 0 && number["max"] as? Int == 100 && number["step"] as? Int == 1, "\(number)")
+        #expect(number.string("state_topic") == "tapgrid/kitchen/state/home/volume")
+        #expect(number.string("command_topic") == "tapgrid/kitchen/command/set")
+        #expect(!watcher.messages.contains { $0.topic.hasPrefix("homeassistant/device_automation/tapgrid_kitchen/home_volume_") },
+                "a slider gets no triggers")
+
+        // A drag over volume (x 300-400: value x - 300) by the socket's touch ops.
+        let c = try daemon.connect()
+        _ = try c.request(#"{"op": "down", "x": 310, "y": 50}"#)
+        _ = try c.request(#"{"op": "move", "x": 350, "y": 50}"#)
+        usleep(120_000)
+        _ = try c.request(#"{"op": "move", "x": 380, "y": 50}"#)
+        usleep(120_000)
+        _ = try c.request(#"{"op": "up", "x": 390, "y": 50}"#)
+        let actions = watcher.wait { $0.contains { $0.topic == "tapgrid/kitchen/action/home/volume" && $0.payload.contains("release") } }
+            .filter { $0.topic == "tapgrid/kitchen/action/home/volume" }
+        #expect(actions.map(\.payload) == [#"{"class":"change","value":50}"#, #"{"class":"change","value":80}"#, #"{"class":"release","value":90}"#],
+                "\(actions)")
+        #expect(actions.map(\.qos) == [0, 0, 1], "change at QoS 0, release at QoS 1: \(actions)")
+        #expect(watcher.first("tapgrid/kitchen/state/home/volume") { $0.retained == false && $0.object?["value"] as? Int == 90 } != nil)
+
+        // Home Assistant's number sends its command template filled with a float.
+        let template = try #require(number.string("command_template"))
+        try mqttPublish(port: broker.port, topic: "tapgrid/kitchen/command/set", payload: template.replacingOccurrences(of: "{{ value }}", with: "42.0"))
+        #expect(watcher.first("tapgrid/kitchen/state/home/volume") { $0.object?["value"] as? Int == 42 } != nil,
+                "\(watcher.on("tapgrid/kitchen/state/home/volume")) \(watcher.on("tapgrid/kitchen/result"))")
+        let late = try MQTTWatcher(port: broker.port, topics: ["tapgrid/kitchen/state/home/volume"])
+        #expect(late.first("tapgrid/kitchen/state/home/volume")?.object?["value"] as? Int == 42, "retained: Home Assistant reads it on start")
+        #expect(try daemon.stop() == 0)
+    }
+
     /// The screen over MQTT (docs/screen.md): `P/N/screen` retained, `wake` and `screen`
     /// commands (reason `mqtt`), and Home Assistant's switch turning it off and on.
     @Test func theScreenOverMQTTAndHomeAssistantsSwitch() throws {

@@ -107,6 +107,40 @@ import Testing
         ])
     }
 
+    /// A slider is a `number` (docs/touch.md "Sliders"): mode slider, its scale, its value from
+    /// the cell's retained state, a value chosen sent as a `set` of the grid by path. It gets no
+    /// triggers; without `set` accepted it gets no number, and the log says why once.
+    @Test func eachSliderIsANumberWhenSetIsAccepted() throws {
+        let sliders = #""home": {"width": 100, "height": 50, "grid": {"cols": [{"tag": 1, "name": "lamp"}, {"tag": 2, "name": "volume", "slider": {"min": 0, "max": 100, "step": 5}}, {"tag": 3, "slider": {"min": -1.5, "max": 1.5, "step": 0.5}}]}}"#
+        let got = messages(try config(sliders, routes: #"{"handler": "log"}"#, accept: #"["set"]"#))
+        expectSame(got, [
+            ("homeassistant/number/tapgrid_kitchen/home_volume/config", .object([
+                JSONMember(key: "name", value: .string("home volume")),
+                JSONMember(key: "unique_id", value: .string("tapgrid_kitchen_home_volume")),
+                JSONMember(key: "mode", value: .string("slider")),
+                JSONMember(key: "min", value: .number(JSONNumber(0))),
+                JSONMember(key: "max", value: .number(JSONNumber(100))),
+                JSONMember(key: "step", value: .number(JSONNumber(5))),
+                JSONMember(key: "state_topic", value: .string("tapgrid/kitchen/state/home/volume")),
+                JSONMember(key: "value_template", value: .string("{{ value_json.value }}")),
+                JSONMember(key: "command_topic", value: .string("tapgrid/kitchen/command/set")),
+                JSONMember(key: "command_template", value: .string(#"{"layout": "home", "grid": "1", "value": {{ value }}}"#)),
+                JSONMember(key: "qos", value: .number(JSONNumber(1))),
+                JSONMember(key: "availability_topic", value: .string("tapgrid/kitchen/availability")),
+                JSONMember(key: "device", value: Self.device),
+            ])),
+            ("homeassistant/number/tapgrid_kitchen/home_2/config", got.count > 1 ? got[1].payload : .null),
+            trigger("home", "lamp", "tap", type: "button_short_press", subtype: "home lamp"),
+        ])
+        #expect(got.count > 1 && got[1].payload["min"] == .number(JSONNumber(-1.5)) && got[1].payload["step"] == .number(JSONNumber(0.5)))
+        #expect(got.count > 1 && got[1].payload["command_template"] == .string(#"{"layout": "home", "grid": "2", "value": {{ value }}}"#))
+        let refused = try config(sliders, routes: #"{"handler": "log"}"#, accept: #"["tap"]"#)
+        #expect(!messages(refused).contains { $0.topic.contains("/number/") })
+        #expect(HomeAssistantDiscovery.skipped(config: refused).dropFirst() == [
+            #"no Home Assistant numbers for sliders: "set" is not in mqtt.accept, so a value chosen there would be refused"#,
+        ])
+    }
+
     /// With a `screen` block and `screen` accepted, the screen is a switch (docs/screen.md): on
     /// sends `{"state": "on"}`, off `{"state": "off"}`, and `dim` shows as on.
     @Test func theScreenIsASwitchWhenItsCommandIsAccepted() throws {

@@ -124,7 +124,7 @@ public final class MosquittoBroker {
 }
 
 /// A `mosquitto_sub` watching topics on a broker, its output in a file: each message one line
-/// `RETAIN TOPIC PAYLOAD` (`-F '%r %t %p'`; the payloads tapgrid publishes have no newline).
+/// `RETAIN QOS TOPIC PAYLOAD` (`-F '%r %q %t %p'`; the payloads tapgrid publishes have no newline).
 public final class MQTTWatcher {
     private let process = Process()
     private let outPath: String
@@ -133,6 +133,8 @@ public final class MQTTWatcher {
     /// One message seen.
     public struct Message: Equatable, CustomStringConvertible {
         public var retained: Bool
+        /// The QoS it was delivered at: the publisher's, as the watcher subscribes at 1.
+        public var qos: Int
         public var topic: String
         public var payload: String
         public var description: String { "\(retained ? "R " : "")\(topic) \(payload)" }
@@ -150,7 +152,7 @@ public final class MQTTWatcher {
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         // Line-buffered: mosquitto_sub writes through stdio, which holds a file's output back.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-        var arguments = ["-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-F", "%r %t %p"]
+        var arguments = ["-oL", "/usr/bin/mosquitto_sub", "-h", "127.0.0.1", "-p", String(port), "-V", "mqttv5", "-q", "1", "-F", "%r %q %t %p"]
         if let persistentID { arguments += ["-c", "-i", persistentID] }
         arguments += extraArguments
         for topic in topics + ["tgwatch/probe"] { arguments += ["-t", topic] }
@@ -172,9 +174,10 @@ public final class MQTTWatcher {
         // Decoded leniently: a hostile payload a test published (invalid UTF-8) is in the file too.
         let text = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
         return text.split(separator: "\n", omittingEmptySubsequences: true).compactMap { line -> Message? in
-            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count >= 2 else { return nil }
-            return Message(retained: parts[0] == "1", topic: String(parts[1]), payload: parts.count > 2 ? String(parts[2]) : "")
+            let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
+            guard parts.count >= 3 else { return nil }
+            return Message(retained: parts[0] == "1", qos: Int(parts[1]) ?? -1, topic: String(parts[2]),
+                           payload: parts.count > 3 ? String(parts[3]) : "")
         }
     }
 

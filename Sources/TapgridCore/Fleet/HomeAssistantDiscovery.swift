@@ -1,5 +1,6 @@
 /// Home Assistant's MQTT discovery for one node (docs/fleet.md "Home Assistant"): a device trigger per
-/// cell and class (at QoS 1), and a `select` of the layouts when `use` is in `mqtt.accept`, all retained, published on
+/// cell and class (at QoS 1), a `number` per slider when `set` is in `mqtt.accept` (docs/touch.md
+/// "Sliders"), and a `select` of the layouts when `use` is, all retained, published on
 /// connect and whenever `<prefix>/status` says `online`. Pure: the daemon publishes what
 /// `messages` returns, keeps the topics, and after a reload, `load` or `unload` publishes an
 /// empty retained payload to each topic `emptied` returns (which deletes the entity). For
@@ -22,6 +23,10 @@
 ///   `a` cell `b_c`): the first in order keeps the topic, the later is skipped (in `skipped`).
 /// - Cells sharing a key (`ConfigParser` warns) share the action topic, so they are one
 ///   trigger set: the union of the classes their grids route.
+/// - **Sliders** get no triggers (a plain tap on one is a `release`, never a `tap`): each is a
+///   `number` whose command is a `set` of the grid by its path (`{"layout": "home", "grid":
+///   "0/1", "value": {{ value }}}`), so a layout name that cannot sit in that template gets
+///   none, and without `set` accepted no slider gets one (the log says so once).
 public enum HomeAssistantDiscovery {
     /// The retained discovery messages, in a stable order: the layout `select` first, then each
     /// layout's triggers (layouts in config order, cells in grid order, the first grid of a
@@ -39,6 +44,10 @@ public enum HomeAssistantDiscovery {
         }
         if config.screen != nil, config.mqtt?.accept.contains("screen") == true {
             messages.append((switchTopic(topics, prefix: prefix), screenSwitchPayload(topics: topics, version: version)))
+        }
+        for number in plan.numbers {
+            messages.append((numberTopic(topics, prefix: prefix, objectID: number.objectID),
+                             numberPayload(number, topics: topics, version: version)))
         }
         for trigger in plan.triggers {
             var out = JSONObjectWriter(.compact)
@@ -77,6 +86,31 @@ public enum HomeAssistantDiscovery {
     /// `<prefix>/switch/tapgrid_N/screen/config`.
     public static func switchTopic(_ topics: FleetTopics, prefix: String) -> String {
         prefix + "/switch/" + deviceID(topics) + "/screen/config"
+    }
+
+    /// `<prefix>/number/tapgrid_N/<layout>_<cell>/config`.
+    public static func numberTopic(_ topics: FleetTopics, prefix: String, objectID: String) -> String {
+        prefix + "/number/" + deviceID(topics) + "/" + objectID + "/config"
+    }
+
+    /// A slider as a `number` (docs/touch.md "Sliders"): shown as a slider with its scale, its
+    /// value read from the cell's retained state, a value chosen sent as a `set` of the grid.
+    static func numberPayload(_ number: Number, topics: FleetTopics, version: String) -> [UInt8] {
+        var out = JSONObjectWriter(.compact)
+        out.string("name", number.layout + " " + number.cell)
+        out.string("unique_id", deviceID(topics) + "_" + number.objectID)
+        out.string("mode", "slider")
+        out.number("min", number.spec.min)
+        out.number("max", number.spec.max)
+        out.number("step", number.spec.step)
+        out.string("state_topic", topics.state(layout: number.layout, cell: number.cell))
+        out.string("value_template", "{{ value_json.value }}")
+        out.string("command_topic", topics.command("set"))
+        out.string("command_template", #"{"layout": "\#(number.layout)", "grid": "\#(number.path)", "value": {{ value }}}"#)
+        out.int("qos", 1)
+        out.string("availability_topic", topics.availability)
+        out.object("device", device(topics, version: version))
+        return out.bytes
     }
 
     /// The screen as a switch (docs/screen.md): on is `on`, off is `off`, and `dim` shows as on
@@ -144,9 +178,21 @@ public enum HomeAssistantDiscovery {
         var subtype: String { layout + " " + cell + (tapClass == .hold ? " hold" : "") }
     }
 
-    /// What a config gets: the select's options, the triggers, and what was left out.
+    /// One slider as a number entity.
+    struct Number {
+        var layout: String
+        var cell: String
+        /// The grid's path, which the command's `set` names it by.
+        var path: String
+        var spec: SliderSpec
+
+        var objectID: String { layout + "_" + cell }
+    }
+
+    /// What a config gets: the select's options, the numbers, the triggers, and what was left out.
     struct Plan {
         var options: [String] = []
+        var numbers: [Number] = []
         var triggers: [Trigger] = []
         var skipped: [String] = []
 
@@ -155,6 +201,10 @@ public enum HomeAssistantDiscovery {
             // The select's choice is a `use` command: refused unless accepted, on `result`,
             // which Home Assistant never reads (the select would stay put, nobody told).
             let select = config.mqtt?.accept.contains("use") ?? false
+            // A number's choice is a `set`: refused unless accepted, the same way.
+            let settable = config.mqtt?.accept.contains("set") ?? false
+            var numbersSkipped = false
+            var numberOwners: [String: (layout: String, cell: String)] = [:]
             if !select && !config.layouts.isEmpty {
                 skipped.append("no Home Assistant layout select: \"use\" is not in mqtt.accept, so choosing a layout there would be refused")
             }
@@ -170,6 +220,27 @@ public enum HomeAssistantDiscovery {
                     skipped.append("layout \(jsonEscaped(layout.name)) has no Home Assistant triggers: its name is not \(ConfigParser.topicNameRule)")
                     continue
                 }
+                for (index, spec) in layout.tree.sliders.sorted(by: { $0.key < $1.key }) {
+                    guard let cell = MQTTConfig.cellKey(ofGrid: Int(index), in: layout.tree) else { continue }
+                    guard settable else {
+                        if !numbersSkipped {
+                            numbersSkipped = true
+                            skipped.append("no Home Assistant numbers for sliders: \"set\" is not in mqtt.accept, so a value chosen there would be refused")
+                        }
+                        break
+                    }
+                    guard Plan.fitsTemplate(layout.name) else {
+                        skipped.append("layout \(jsonEscaped(layout.name)) slider \(jsonEscaped(cell)) has no Home Assistant number: the layout's name holds \", \\ or a control character, which the command template cannot carry")
+                        continue
+                    }
+                    let number = Number(layout: layout.name, cell: cell, path: layout.tree.path(of: Int(index)), spec: spec)
+                    if let owner = numberOwners[number.objectID] {
+                        skipped.append("layout \(jsonEscaped(layout.name)) slider \(jsonEscaped(cell)) has no Home Assistant number: its object id \(number.objectID) is taken by layout \(jsonEscaped(owner.layout)) cell \(jsonEscaped(owner.cell))")
+                        continue
+                    }
+                    numberOwners[number.objectID] = (layout.name, cell)
+                    numbers.append(number)
+                }
                 for (cell, classes) in Plan.cells(of: layout) {
                     for tapClass in TapClass.allCases where classes.contains(tapClass) {
                         let trigger = Trigger(layout: layout.name, cell: cell, tapClass: tapClass)
@@ -184,13 +255,13 @@ public enum HomeAssistantDiscovery {
             }
         }
 
-        /// Each cell key of the layout's hittable grids in grid order, with the classes its grids
-        /// can fire: `tap` always, `long`, `hold` and `double` when routed.
+        /// Each cell key of the layout's hittable grids but its sliders, in grid order, with the
+        /// classes its grids can fire: `tap` always, `long`, `hold` and `double` when routed.
         static func cells(of layout: LoadedLayout) -> [(key: String, classes: Set<TapClass>)] {
             let tree = layout.tree
             var cells: [(key: String, classes: Set<TapClass>)] = []
             var place: [String: Int] = [:]
-            for index in tree.nodes.indices {
+            for index in tree.nodes.indices where tree.sliders.isEmpty || tree.sliders[Int32(index)] == nil {
                 guard let key = MQTTConfig.cellKey(ofGrid: index, in: tree) else { continue }
                 let slot = Int(tree.nodes[index].info)
                 var classes: Set<TapClass> = [.tap]

@@ -53,6 +53,39 @@ extension EndToEnd {
             #expect(run.backlight == "255\n", "lit again by the waking touch")
         }
 
+        /// A slider under a finger (docs/touch.md "Sliders"): the swipe across "level" gives
+        /// `change` records at most one per `changeMs` (50), rising, then one `release` at the
+        /// lift's x; the second two-finger contact lands on it too, and its value is in `cells.json`.
+        @Test func aDragAcrossASliderChangesAtMostOncePerChangeMsThenReleases() throws {
+            let run = try TouchRuns.shared.get(\.slider)
+            let lines = try run.finish()
+            #expect(observedContacts(lines) == Self.unrotated)
+            let records = run.eventRecords.compactMap { try? parseObject($0) }.filter { $0.string("hit") == "1/0" }
+            let swipe = Array(records.prefix { $0.string("class") == "change" })
+            #expect(!swipe.isEmpty, "no change: \(run.classedTaps)")
+            let values = swipe.compactMap { $0.int("value") }
+            #expect(values == values.sorted() && Set(values).count == values.count && values.allSatisfy { $0 > 100 && $0 <= 350 }, "\(values)")
+            for (a, b) in zip(swipe, swipe.dropFirst()) {
+                #expect(milliseconds(b) - milliseconds(a) >= 49, "changes closer than changeMs: \(a) \(b)")
+            }
+            #expect(records.filter { $0.string("class") == "release" }.map { $0.int("value") ?? -1 } == [350, 200], "\(run.classedTaps)")
+            #expect(records.allSatisfy { $0.string("handler") == "level" && $0.string("source") == "Fake Touchscreen" })
+            #expect(run.classedTaps.filter { !$0.contains("1/0") } == [
+                "tap 0/0 audit from Fake Touchscreen", "long 2/1 menu from Fake Touchscreen", "tap 1/1 audit from Fake Touchscreen",
+            ], "\(run.classedTaps)")
+            let cells = try parseObject(try #require(run.cellsFile, "no cells.json"))
+            let level = ((cells["layouts"] as? [String: Any])?["home"] as? [String: Any])?["1/0"] as? [String: Any]
+            #expect(level?.int("value") == 200, "cells.json: \(String(describing: run.cellsFile))")
+        }
+
+        /// A record's `time` as milliseconds of its day (`...T10:00:00.123Z`).
+        func milliseconds(_ record: [String: Any]) -> Int {
+            let clock = (record.string("time") ?? "").split(separator: "T").last?.dropLast() ?? ""
+            let parts = clock.split(separator: ":")
+            guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let s = Double(parts[2]) else { return -1 }
+            return (h * 3600 + m * 60) * 1000 + Int((s * 1000).rounded())
+        }
+
         @Test func pathBackendDeliversEveryContactInLayoutUnits() throws {
             let run = try TouchRuns.shared.get(\.plain)
             let lines = try run.finish()
@@ -345,6 +378,7 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
         var unplugMidContact: TouchRun
         var unplugMidContactSeat: TouchRun
         var screen: TouchRun
+        var slider: TouchRun
     }
 
     private init() {
@@ -383,7 +417,13 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
                 // the replay's first event): the first one wakes it and is used up.
                 screen: try TouchRun(
                     shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: events, contacts: 15,
-                    screen: #"{"dimSeconds": 1, "offSeconds": 2.5, "backlight": {"path": "DIR/backlight"}}"#))
+                    screen: #"{"dimSeconds": 1, "offSeconds": 2.5, "backlight": {"path": "DIR/backlight"}}"#),
+                // A band across y 200-280: "level" (x 0-400, its value x) and a tag 2 grid. The
+                // swipe and the two fingers' contacts land on it (docs/touch.md "Sliders").
+                slider: try TouchRun(
+                    shim: shim, touch: #"{"devices": ["/dev/input/event20"]}"#, events: events, contacts: 15,
+                    grid: #"{"rows": [ {"size": 200, "cols": [ {"tag": 1}, {"tag": 2} ]}, {"size": 80, "cols": [ {"size": 400, "name": "level", "tag": 3, "slider": {"min": 0, "max": 400, "step": 1, "changeMs": 50}}, {"tag": 2} ]}, {"size": "fill", "cols": [ {"tag": 1}, {"tag": 2} ]} ]}"#,
+                    extraHandlers: #""level": { "type": "log" }, "#, extraRoutes: #"{ "tags": [3], "handler": "level", "on": ["change", "release"] }, "#))
         })
     }
 
@@ -451,8 +491,11 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     ///   - longPressMs: the layout's `longPressMs` (500 when nil).
     ///   - screen: a `screen` block, `DIR` in it the run's folder, where a fake backlight
     ///     (`backlight/brightness`, `max_brightness` 255) is made.
+    ///   - grid: the layout's grid (two columns, tags 1 and 2, when nil); `extraHandlers` and
+    ///     `extraRoutes` are members and elements put before the others.
     init(shim: String, touch: String, events: String?, contacts: Int, playSeconds: Double? = nil, longPressMs: Int? = nil,
-         screen: String? = nil, environment: [String: String] = [:]) throws {
+         screen: String? = nil, grid: String? = nil, extraHandlers: String = "", extraRoutes: String = "",
+         environment: [String: String] = [:]) throws {
         dir = try makeTempDir()
         replayLog = dir + "/replay.txt"
         expectedContacts = contacts
@@ -460,9 +503,9 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let screenBlock = screen.map { #", "screen": "# + $0.replacingOccurrences(of: "DIR", with: folder) } ?? ""
         let config = """
             { "socket": { "path": "d.sock" }, "eventLog": { "path": "events.jsonl" },
-              "layouts": { "home": { "width": 800, "height": 480, \(longPressMs.map { "\"longPressMs\": \($0), " } ?? "")"grid": { "cols": [ { "tag": 1 }, { "tag": 2 } ] } } },
-              "handlers": { "audit": { "type": "log" }, "menu": { "type": "log" } },
-              "routes": [ { "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
+              "layouts": { "home": { "width": 800, "height": 480, \(longPressMs.map { "\"longPressMs\": \($0), " } ?? "")"grid": \(grid ?? #"{ "cols": [ { "tag": 1 }, { "tag": 2 } ] }"#) } },
+              "handlers": { \(extraHandlers)"audit": { "type": "log" }, "menu": { "type": "log" } },
+              "routes": [ \(extraRoutes){ "tags": [2], "handler": "menu", "on": "long" }, { "handler": "audit" } ],
               "touch": \(touch)\(screenBlock) }
             """
         if screen != nil {
@@ -507,6 +550,8 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
     private(set) var eventRecords: [String] = []
     /// The fake backlight's `brightness` at the end (a run with a `screen` block), read by `finish`.
     private(set) var backlight: String?
+    /// `cells.json` at the end (beside the event log), read by `finish`.
+    private(set) var cellsFile: String?
 
     /// Kills what still runs and removes the run's folder: the daemon (it outlives a killed
     /// umockdev-run), then umockdev-run ends by itself and removes its testbed (a
@@ -587,6 +632,7 @@ final class TouchRun: @unchecked Sendable {  // finished by one test
         let lines = stderrLines
         eventRecords = ((try? String(contentsOfFile: dir + "/events.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         backlight = try? String(contentsOfFile: dir + "/backlight/brightness", encoding: .utf8)
+        cellsFile = try? String(contentsOfFile: dir + "/cells.json", encoding: .utf8)
         classedTaps = eventRecords.compactMap { line -> String? in
                 guard let record = try? parseObject(line), let tapClass = record.string("class") else { return nil }
                 return "\(tapClass) \(record.string("hit") ?? "miss") \(record.string("handler") ?? "none") from \(record.string("source") ?? "?")"

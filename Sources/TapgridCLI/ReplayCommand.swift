@@ -22,6 +22,8 @@ struct ReplayCommand {
         var active: Bool? = nil
         /// The grid's state refused the tap (outcome `disabled`): compared with being routed.
         var disabled = false
+        /// A slider's value, worked out again from the tap's point (docs/touch.md "Sliders").
+        var value: Double? = nil
     }
 
     static let maxEventsBytes = 1 << 30
@@ -63,6 +65,9 @@ struct ReplayCommand {
         // Through a daemon, whose `hit` reads no cell state: the states the log's sets left, by
         // layout and path, to tell which taps landed on a disabled grid.
         var recordedStates: [GridKey: CellState] = [:]
+        // Through a daemon: its sliders by layout and path, read once (`layouts` with state) when
+        // the first tap with a value comes, to work each value out again.
+        var daemonSliders: [GridKey: SliderPlace]? = nil
         // Offline, touch records go through the recognizer again; the taps it fires are compared
         // with the recorded classed taps, in order, once the whole log is read.
         var replayedTouchTaps: [OfflineReplay.Fired] = []
@@ -116,7 +121,18 @@ struct ReplayCommand {
             if replay != nil {
                 now = replay!.tap(record).map(Outcome.init) ?? Outcome(problem: Self.layoutGone(record.layout))
             } else {
-                now = replayOnline(record, client: &client!)
+                // A slider's tap belongs to the slider its contact went down on, wherever the
+                // finger went: asked at the point of the slider nearest it, its value worked out
+                // from where the finger was.
+                var asked = record
+                var slider: SliderPlace? = nil
+                if record.value != nil, let hit = record.hit {
+                    if daemonSliders == nil { daemonSliders = Self.sliders(client: &client!) }
+                    slider = daemonSliders?[GridKey(layout: record.layout, path: hit)]
+                    if let slider { (asked.x, asked.y) = Self.nearest(record.x, record.y, in: slider.rect) }
+                }
+                now = replayOnline(asked, client: &client!)
+                if record.value != nil { now.value = slider?.value(atX: record.x, y: record.y) }
                 if now.problem == "connection lost" {
                     console.error("the daemon closed the connection at line \(number)")
                     return TapgridCLIMain.unavailable
@@ -197,6 +213,26 @@ struct ReplayCommand {
         }
     }
 
+    /// The daemon's sliders, by layout name and path (empty when it cannot say).
+    static func sliders(client: inout DaemonClient) -> [GridKey: SliderPlace] {
+        guard (try? client.send(ControlRequest.layoutsWithStateJSON + [0x0A])) != nil,
+              let line = try? client.readLine(maxBytes: 64 << 20), case .ok(let value)? = try? DaemonReply.read(line)
+        else { return [:] }
+        var places: [GridKey: SliderPlace] = [:]
+        for layout in LayoutsReply(value).layouts {
+            for grid in layout.grids { if let place = grid.slider { places[GridKey(layout: layout.name, path: grid.path)] = place } }
+        }
+        return places
+    }
+
+    /// The point of `rect` nearest (x, y): (x, y) itself when inside (the far edges belong to
+    /// the next grid, so a point past them comes just inside).
+    static func nearest(_ x: Double, _ y: Double, in rect: Rect) -> (Double, Double) {
+        let x0 = min(rect.x, rect.x + rect.width), x1 = max(rect.x, rect.x + rect.width)
+        let y0 = min(rect.y, rect.y + rect.height), y1 = max(rect.y, rect.y + rect.height)
+        return (x < x0 ? x0 : x >= x1 ? max(x0, x1.nextDown) : x, y < y0 ? y0 : y >= y1 ? max(y0, y1.nextDown) : y)
+    }
+
     func describe(_ outcome: Outcome) -> String {
         let tapClass = outcome.tapClass.map { $0 + " " } ?? ""
         guard let hit = outcome.hit else { return tapClass + "miss" }
@@ -235,6 +271,7 @@ struct ReplayCommand {
                     let tap = Outcome(extra)
                     console.line("replay only (\(formatNumber(extra.x)), \(formatNumber(extra.y))) \(extra.layout): no tap -> \(describe(tap))"
                         + (extra.handler.map { ", handler \($0)" } ?? "") + (tap.active.map { ", active \(Self.describe($0))" } ?? "")
+                        + (tap.value.map { ", value \(formatNumber($0))" } ?? "")
                         + (tap.disabled ? ", disabled" : ""))
                 }
             }
@@ -260,8 +297,12 @@ struct ReplayCommand {
         if was.handler != now.handler { text += ", handler \(was.handler ?? "none") -> \(now.handler ?? "none")" }
         if was.active != now.active { text += ", active \(Self.describe(was.active)) -> \(Self.describe(now.active))" }
         if was.disabled != now.disabled { text += was.disabled ? ", disabled -> enabled" : ", enabled -> disabled" }
+        if was.value != now.value { text += ", value \(Self.describe(was.value)) -> \(Self.describe(now.value))" }
         console.line(text)
     }
+
+    /// A slider's value for people: `42`, or `none` (not a slider's tap).
+    static func describe(_ value: Double?) -> String { value.map(formatNumber) ?? "none" }
 
     /// A toggle's `active` for people: `true`, `false`, `none` (the grid does not toggle).
     static func describe(_ active: Bool?) -> String { active.map { $0 ? "true" : "false" } ?? "none" }
@@ -294,7 +335,8 @@ extension ReplayCommand.Outcome {
     /// What the record says the tap resolved to.
     init(_ record: TapRecord) {
         self.init(hit: record.hit, tag: record.tag, actionData: record.actionData, handler: record.handler,
-                  tapClass: record.tapClass, active: record.active, disabled: record.outcome == TapgridCore.Outcome.disabled.name.description)
+                  tapClass: record.tapClass, active: record.active, disabled: record.outcome == TapgridCore.Outcome.disabled.name.description,
+                  value: record.value)
     }
 
     /// A tap that could not be replayed.
@@ -303,6 +345,6 @@ extension ReplayCommand.Outcome {
     /// The fields `--json` prints.
     var resolution: ReplayReport.Resolution {
         ReplayReport.Resolution(hit: hit, tag: tag, actionData: actionData, handler: handler, problem: problem,
-                                active: active, disabled: disabled)
+                                active: active, disabled: disabled, value: value)
     }
 }

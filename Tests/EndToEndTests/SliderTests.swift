@@ -97,6 +97,55 @@ extension EndToEnd {
             #expect(written, "cells.json: \((try? String(contentsOfFile: cellsPath, encoding: .utf8)) ?? "missing")")
         }
 
+        /// Replay re-derives each value from its point (docs/touch.md "Sliders"): a recorded drag
+        /// (the finger leaving the slider on its way) and a plain tap replay clean against their
+        /// config; against one where the slider is wider (300 of the 400 units: value x / 3),
+        /// each value differs, offline and through a daemon alike.
+        @Test func replayWorksEachValueOutAgain() throws {
+            let daemon = try DaemonProcess(config: Self.config)
+            let c = try daemon.connect()
+            _ = try c.request(#"{"op": "down", "x": 20, "y": 50}"#)
+            _ = try c.request(#"{"op": "move", "x": 60, "y": 50}"#)
+            usleep(150_000)
+            _ = try c.request(#"{"op": "move", "x": 240, "y": 50}"#)   // over "plain": still the slider's, clamped to 100
+            usleep(150_000)
+            _ = try c.request(#"{"op": "up", "x": 150, "y": 50}"#)
+            _ = try c.request(#"{"x": 50, "y": 50}"#)
+            _ = try c.request(#"{"x": 350, "y": 50}"#)
+            #expect(try sliderRecords(daemon).map { "\($0.string("class")!) \($0["value"] as? NSNumber ?? -1)" }
+                == ["change 30", "change 100", "release 75", "release 25"])
+            let log = daemon.dir + "/replayed.jsonl"
+            #expect(try daemon.stop() == 0)
+            try FileManager.default.copyItem(atPath: daemon.eventLogPath, toPath: log)
+
+            let same = try tapgrid(["replay", log, "--config", daemon.configPath])
+            #expect(same.out == "5 taps, 0 differ\n" && same.code == 0, "\(same.out)\(same.err)")
+
+            let wider = Self.config.replacingOccurrences(of: #"{"size": 200, "name": "volume""#, with: #"{"size": 300, "name": "volume""#)
+                .replacingOccurrences(of: #"{"size": 200, "name": "plain""#, with: #"{"size": 100, "name": "plain""#)
+            let widerPath = daemon.dir + "/wider.json"
+            try wider.write(toFile: widerPath, atomically: true, encoding: .utf8)
+            let touchTaps = [
+                "line 3 seq 1 (60, 50) panel: change 0 tag 1, value 30 -> 20",
+                "line 5 seq 2 (240, 50) panel: change 0 tag 1, value 100 -> 80",
+                "line 7 seq 3 (150, 50) panel: release 0 tag 1, value 75 -> 50",
+            ]
+            let plainTap = "line 8 seq 4 (50, 50) panel: release 0 tag 1, value 25 -> 17"
+            // Offline, the contacts' taps are compared once the whole log is read; through a
+            // daemon, each in its place.
+            let offline = try tapgrid(["replay", log, "--config", widerPath])
+            #expect(offline.out == ([plainTap] + touchTaps + ["5 taps, 4 differ", ""]).joined(separator: "\n") && offline.code == 1,
+                    "\(offline.out)\(offline.err)")
+            let json = try tapgrid(["replay", log, "--config", widerPath, "--json"])
+            let first = try parseObject(String(json.out.split(separator: "\n").first ?? ""))
+            #expect(first.object("recorded")?["value"] as? NSNumber == 25 && first.object("replayed")?["value"] as? NSNumber == 17, "\(json.out)")
+            let expected = (touchTaps + [plainTap, "5 taps, 4 differ", ""]).joined(separator: "\n")
+            let live = try DaemonProcess(config: wider)
+            let online = try tapgrid(["replay", log, "--socket", live.socketPath])
+            #expect(online.out == expected && online.code == 1, "\(online.out)\(online.err)")
+            #expect(try live.stop() == 0)
+        }
+
         @Test func setRoundsAndRefusesOffTheScale() throws {
             let daemon = try DaemonProcess(config: Self.config)
             let c = try daemon.connect()

@@ -7,7 +7,7 @@ import TapgridTestSupport
 
 /// Offline `replay` of a slider's taps (docs/touch.md "Sliders"): a plain tap on a slider is
 /// recorded as a `release` and replayed as the tap request it was; a drag's change and release
-/// are replayed through the recognizer. (Values are not compared yet.)
+/// are replayed through the recognizer, each value worked out again from its point.
 @Suite struct SliderReplayCommandTests {
     static let config = #"""
     {"layouts": {"panel": {"width": 400, "height": 100, "grid": {"cols": [

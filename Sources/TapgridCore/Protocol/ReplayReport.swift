@@ -14,9 +14,11 @@ public enum ReplayReport: Sendable, Equatable {
         public var active: Bool?
         /// The grid's state refused the tap (outcome `disabled`).
         public var disabled: Bool
+        /// A slider's `change` or `release` value; nil for every other tap.
+        public var value: Double?
 
         public init(hit: String?, tag: Int64?, actionData: JSONValue, handler: String?, problem: String?,
-                    active: Bool? = nil, disabled: Bool = false) {
+                    active: Bool? = nil, disabled: Bool = false, value: Double? = nil) {
             self.hit = hit
             self.tag = tag
             self.actionData = actionData
@@ -24,11 +26,12 @@ public enum ReplayReport: Sendable, Equatable {
             self.problem = problem
             self.active = active
             self.disabled = disabled
+            self.value = value
         }
 
-        /// - Parameters: withActive, withDisabled: whether to write `"active"` (null when nil)
-        ///   and `"disabled"`.
-        func object(withActive: Bool, withDisabled: Bool) -> JSONObjectWriter {
+        /// - Parameters: withActive, withDisabled, withValue: whether to write `"active"` (null
+        ///   when nil), `"disabled"` and `"value"` (null when nil).
+        func object(withActive: Bool, withDisabled: Bool, withValue: Bool = false) -> JSONObjectWriter {
             var object = JSONObjectWriter(.spaced)
             object.string("hit", hit)
             object.int("tag", tag)
@@ -36,6 +39,7 @@ public enum ReplayReport: Sendable, Equatable {
             object.string("handler", handler)
             if withActive { object.value("active", active.map { .bool($0) } ?? .null) }
             if withDisabled { object.bool("disabled", disabled) }
+            if withValue { object.value("value", value.map { .number(JSONNumber($0)) } ?? .null) }
             if let problem { object.string("problem", problem) }
             return object
         }
@@ -43,11 +47,13 @@ public enum ReplayReport: Sendable, Equatable {
 
     /// A recorded tap that replays differently: `{"line": 11, "seq": 8, "x": 250, "y": 50,
     /// "layout": "home", "recorded": {...}, "replayed": {...}}`. Both sides carry `"active"` when
-    /// either has one (a toggle grid: the record carries it), and `"disabled"` when either was.
+    /// either has one (a toggle grid: the record carries it), `"value"` when either has one (a
+    /// slider's), and `"disabled"` when either was.
     case differs(line: Int, record: TapRecord, recorded: Resolution, replayed: Resolution)
     /// A tap the replay fired that the log does not have: `{"line": null, "seq": null, "x": ..,
     /// "y": .., "layout": .., "recorded": null, "replayed": {"class": .., "hit": .., "handler": ..}}`,
-    /// with `"active"` when it flipped a toggle and `"disabled": true` when a disabled grid refused it.
+    /// with `"active"` when it flipped a toggle, `"value"` for a slider's, and `"disabled": true`
+    /// when a disabled grid refused it.
     case replayOnly(TapRecord)
     /// A recorded waking touch (a `wake` record) that the replayed config's screen would press
     /// instead of using it up: `{"line": 6, "seq": 3, "event": "wake", "source": "socket", "x": 10,
@@ -65,8 +71,9 @@ public enum ReplayReport: Sendable, Equatable {
             object.tapHead(line: line, record)
             let withActive = recorded.active != nil || replayed.active != nil
             let withDisabled = recorded.disabled || replayed.disabled
-            object.object("recorded", recorded.object(withActive: withActive, withDisabled: withDisabled))
-            object.object("replayed", replayed.object(withActive: withActive, withDisabled: withDisabled))
+            let withValue = recorded.value != nil || replayed.value != nil
+            object.object("recorded", recorded.object(withActive: withActive, withDisabled: withDisabled, withValue: withValue))
+            object.object("replayed", replayed.object(withActive: withActive, withDisabled: withDisabled, withValue: withValue))
         case .replayOnly(let record):
             object.null("line")
             object.null("seq")
@@ -79,6 +86,7 @@ public enum ReplayReport: Sendable, Equatable {
                 replayed.string("hit", record.hit)
                 replayed.string("handler", record.handler)
                 if let active = record.active { replayed.bool("active", active) }
+                if let value = record.value { replayed.number("value", value) }
                 if record.outcome == Outcome.disabled.name.description { replayed.bool("disabled", true) }
             }
         case .wakePressed(let line, let wake, let why):

@@ -122,6 +122,8 @@ public struct OfflineReplay {
             record.actionData = info.actionData ?? .null
         }
         record.active = decision.toggledActive
+        // A slider's value, worked out again from the point (docs/touch.md "Sliders").
+        record.value = decision.value
         // A plain tap on a slider is a `release`, as its record says.
         if decision.tapClass != .tap { record.tapClass = decision.tapClass.name.description }
         return record

@@ -107,6 +107,7 @@ bench: release
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/fleet-bench.py
 	python3 Benchmarks/panel-bench.py
+	python3 Benchmarks/drag-bench.py
 
 # The same in one short round (about 20 s), part of `make test`: every server answers every
 # shape, the three give the same answers, the table prints (figures too noisy to judge here).
@@ -115,6 +116,7 @@ bench-quick: release
 	python3 Benchmarks/bench.py --quick
 	python3 Benchmarks/fleet-bench.py --quick
 	python3 Benchmarks/panel-bench.py --quick
+	python3 Benchmarks/drag-bench.py --quick
 
 # Engine figures: resolve throughput, hit-test latency against a naive scan, config load time,
 # memory per grid (Benchmarks/tapgrid-bench).

@@ -488,6 +488,27 @@ class StreamTests(unittest.TestCase):
             keeping_up.close()
             behind.close()
 
+    def test_icons_a_config_names_none_of_show_when_set_or_pushed(self):
+        """The config names no icon and no iconFont: the panel still reads Debian's font, so an
+        icon a `set` or a pushed layout names is drawn (docs/panel.md "What a cell shows")."""
+        try:
+            reply = self.daemon.request({"op": "set", "grid": "0", "icon": "mdi:lightbulb"})
+            self.assertTrue(reply.get("ok"), reply)
+            layout = json.loads(fetch(self.port, "GET", "/layout")[2])
+            grid = next(g for g in layout["grids"] if g["path"] == "0")
+            self.assertEqual(grid["icon"], "mdi:lightbulb", grid)
+            self.assertTrue(layout.get("icons", {}).get("mdi:lightbulb", "").startswith("M"), layout.get("icons"))
+            pushed = {"width": 100, "height": 100, "grid": {"cols": [{"name": "fan", "tag": 1, "icon": "mdi:fan"}]}}
+            self.assertTrue(self.daemon.request({"op": "load", "layout": "pushed", "definition": pushed}).get("ok"))
+            self.assertTrue(self.daemon.request({"op": "use", "layout": "pushed"}).get("ok"))
+            layout = json.loads(fetch(self.port, "GET", "/layout")[2])
+            self.assertEqual([g["icon"] for g in layout["grids"]], ["mdi:fan"], layout)
+            self.assertIn("mdi:fan", layout.get("icons", {}))
+        finally:
+            self.daemon.request({"op": "use", "layout": "home"})
+            self.daemon.request({"op": "unload", "layout": "pushed"})
+            self.daemon.request({"op": "set", "grid": "0", "icon": None})
+
     def test_status_tells_the_panel(self):
         stream = Stream(self.port, "status")
         try:

@@ -9,8 +9,9 @@ struct LoadResult: Sendable {
     /// The secret files it names, read (`ConfigLoader.loadForDaemon`).
     var secrets = ConfigSecrets()
     var diagnostics: Diagnostics
-    /// The icon set the panel draws from (docs/panel.md "What a cell shows"): read only for a
-    /// config with `panel` that names an icon or an `iconFont`, so other configs read no font.
+    /// The icon set the panel draws from (docs/panel.md "What a cell shows"): read for every
+    /// config with `panel` (a `set` or a pushed layout may name an icon the config does not),
+    /// so configs without a panel read no font.
     var icons: IconSet?
 
     /// Loads `path` as the daemon does (`ConfigLoader.loadForDaemon`), then its icons: an
@@ -19,11 +20,12 @@ struct LoadResult: Sendable {
         let (config, secrets, diagnostics) = ConfigLoader.loadForDaemon(path: path)
         var result = LoadResult(config: config, secrets: secrets, diagnostics: diagnostics)
         guard let config, config.panel != nil, !diagnostics.hasErrors else { return result }
-        let usesIcons = config.layouts.contains { layout in layout.tree.looks.contains { $0.icon != nil } }
-        guard usesIcons || config.iconFont != nil else { return result }
         let (icons, problems) = ConfigLoader.readIcons(for: config)
-        result.diagnostics.append(contentsOf: problems)
         result.icons = icons
+        // Debian's font missing is said only to a config that draws icons of its own; for the
+        // others, icons named later (set, pushed layouts) show as their labels, as the docs say.
+        let usesIcons = config.layouts.contains { layout in layout.tree.looks.contains { $0.icon != nil } }
+        if usesIcons || config.iconFont != nil { result.diagnostics.append(contentsOf: problems) }
         if result.diagnostics.hasErrors { result.config = nil }
         return result
     }

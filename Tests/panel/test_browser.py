@@ -6,7 +6,7 @@
 Each class starts its own daemon (temp config, socket, event log, panel on a free loopback port)
 and its own chromium, and always kills both. What the page did is read back from the DOM (what it
 draws) and from the event log (what the daemon recognized). PANEL_SCREENSHOT=PATH keeps the
-screenshot test's picture there (docs/panel.png is made that way).
+screenshot of the example's page there (docs/panel.png is made that way).
 """
 import argparse
 import atexit
@@ -189,6 +189,7 @@ class PanelCase(unittest.TestCase):
         cls.addClassCleanup(shutil.rmtree, cls.dir, True)
         atexit.register(shutil.rmtree, cls.dir, True)   # after the daemon's stop (atexit runs LIFO)
         for name, text in cls.files.items():
+            os.makedirs(os.path.dirname(os.path.join(cls.dir, name)), exist_ok=True)
             with open(os.path.join(cls.dir, name), "w") as f:
                 f.write(text)
         cls.daemon = Daemon(DAEMON, cls.dir, free_port(), cls.config)
@@ -372,7 +373,7 @@ class GeometryTests(PanelCase):
         self.assertEqual(external, [], "outside resources")
 
     def test_screenshot(self):
-        """PANEL_SCREENSHOT=docs/panel.png makes the README's picture."""
+        """The state set shows in a screenshot of the page."""
         d = self.daemon
         d.control({"op": "set", "grid": "title", "text": "Kitchen"})
         d.control({"op": "set", "grid": "volume", "text": "Volume 42 %", "value": 42})
@@ -390,7 +391,7 @@ class GeometryTests(PanelCase):
                                        "[...document.querySelectorAll('[data-path]')].some(e => e.textContent === 'Scenes')", 2)
             self.assertTrue(ok, f"the state set is not shown: {self.shown()}")
             time.sleep(0.3)  # let the 120 ms colour transitions finish
-            path = os.environ.get("PANEL_SCREENSHOT") or os.path.join(self.dir, "panel.png")
+            path = os.path.join(self.dir, "panel.png")
             self.browser.screenshot(path)
             with open(path, "rb") as f:
                 head = f.read(24)
@@ -913,6 +914,70 @@ class SliderTests(PanelCase):
         for value in (70, 20):
             self.daemon.control({"op": "set", "grid": "volume", "value": value})
             self.wait_fill("volume", value / 100, timeout=1)
+
+
+def lenient_json(text):
+    """The config syntax tapgrid reads (comments and trailing commas), as strict JSON."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if "\n" in text[i:] else n
+        elif text.startswith("/*", i):
+            i = text.index("*/", i) + 2
+        else:
+            out.append(c)
+            i += 1
+    return json.loads(re.sub(r",(\s*[}\]])", r"\1", "".join(out)))
+
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
+
+
+class ExampleTests(PanelCase):
+    """`make run`'s page: examples/tapgrid.json as it is (its socket, log and panel address
+    moved), every button labelled, some with icons and the styles' colours."""
+
+    with open(os.path.join(EXAMPLES, "tapgrid.json")) as f:
+        config = lenient_json(f.read())
+    files = {}
+    for name in os.listdir(os.path.join(EXAMPLES, "layouts")):
+        with open(os.path.join(EXAMPLES, "layouts", name)) as f:
+            files["layouts/" + name] = f.read()
+
+    def test_every_button_has_a_label_and_some_icons_and_colours(self):
+        """PANEL_SCREENSHOT=docs/panel.png makes the README's picture of it."""
+        d = self.daemon
+        layout = self.wait_shows("home")
+        d.control({"op": "set", "grid": "volume", "value": 60})
+        d.control({"op": "set", "grid": "date", "active": True})
+        try:
+            self.assertTrue(self.browser.wait_for("document.querySelector('.fill') && "
+                                                  "parseFloat(document.querySelector('.fill').style.width) === 60", 2),
+                            f"the volume slider's fill does not show 60{self.console()}")
+            drawn = self.browser.evaluate("""[...document.querySelectorAll("[data-path]")].map(el => ({
+                path: el.dataset.path, text: el.firstChild.textContent, icon: !!el.querySelector("svg path"),
+                background: getComputedStyle(el).backgroundColor}))""")
+            self.assertEqual(len(drawn), len(layout["grids"]))
+            self.assertEqual([d["path"] for d in drawn if not d["text"]], [], "buttons without a label")
+            self.assertGreaterEqual(sum(d["icon"] for d in drawn), 3, drawn)
+            self.assertGreaterEqual(len({d["background"] for d in drawn}), 3, "the styles' colours: " + str(drawn))
+            time.sleep(0.3)  # let the opacity transitions finish
+            path = os.environ.get("PANEL_SCREENSHOT") or os.path.join(self.dir, "panel.png")
+            self.browser.screenshot(path)
+            with open(path, "rb") as f:
+                head = f.read(24)
+            self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+            print(f"\n  screenshot: {path}", file=sys.stderr)
+        finally:
+            d.control({"op": "set", "grid": "volume", "value": None})
+            d.control({"op": "set", "grid": "date", "active": None})
 
 
 class RestartTests(PanelCase):

@@ -134,10 +134,12 @@ class MQTT:
             self.buffer += chunk
 
 
-def config(work, name, port=None, node="bench", groups=(), accept=()):
+def config(work, name, port=None, node="bench", groups=(), accept=(), max_age=None):
     c = bench.daemon_config(work, name, bench.BENCH_GRID)
     if port:
         c["mqtt"] = {"broker": f"127.0.0.1:{port}", "node": node, "groups": list(groups), "accept": list(accept)}
+        if max_age:
+            c["mqtt"]["maxAgeSeconds"] = max_age
     path = os.path.join(work, name + ".json")
     with open(path, "w") as f:
         json.dump(c, f)
@@ -310,7 +312,11 @@ def main():
         drain_rounds = 1 if quick else 3
         away = Broker(work, free_port())
         brokers.append(away)
-        drain = bench.Server("drain", [DAEMON, "--config", config(work, "drain", away.port)], os.path.join(work, "drain.sock"), work)
+        # The taps' actions (P/N/action/...) wait at most maxAgeSeconds (30 by default) and are
+        # dropped after: an outage longer than that leaves only the records. The drain is that
+        # outage, in short: 0.5 s, waited out, so both sides publish the same 10,000 records.
+        drain = bench.Server("drain", [DAEMON, "--config", config(work, "drain", away.port, max_age=0.5)],
+                             os.path.join(work, "drain.sock"), work)
         servers.append(drain)
         log = os.path.join(work, "drain-events.jsonl")
         publisher = os.path.join(BUILD, "mqtt-publisher")
@@ -328,6 +334,7 @@ def main():
                 with open(records, "wb") as f:
                     f.write(held)
                 count = held.count(b"\n")
+                time.sleep(0.6)  # the actions age out (see maxAgeSeconds above)
                 rss_before = drain.rss_mb()
                 away.start()
                 if subscribed:

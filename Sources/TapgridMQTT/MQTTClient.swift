@@ -60,8 +60,18 @@ public final class MQTTClient {
 
     /// The callbacks' events since the last call, in order.
     public func takeEvents() -> [MQTTEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        var taken: [MQTTEvent] = []
+        takeEvents(into: &taken)
+        return taken
+    }
+
+    /// The callbacks' events since the last call, in order, into `taken` (what it held is
+    /// dropped, and its buffer takes the next events): two buffers handed back and forth, so a
+    /// wakeup's PUBACKs cost no allocation (returning the array and emptying it here allocated a
+    /// new buffer on every read).
+    public func takeEvents(into taken: inout [MQTTEvent]) {
+        taken.removeAll(keepingCapacity: true)
+        swap(&taken, &events)
     }
 
     /// MQTT 5 (`mosquitto_int_option` `MOSQ_OPT_PROTOCOL_VERSION`), before connecting.
@@ -128,11 +138,16 @@ public final class MQTTClient {
     /// `mosquitto_publish`; returns the message id (see ``MQTTEvent/published(id:)``).
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
+        try payload.withUnsafeBytes { bytes in
+            Result { () throws(MQTTError) in try publish(topic: topic, bytes: bytes, qos: qos, retain: retain) }
+        }.get()
+    }
+
+    /// `mosquitto_publish` of bytes the caller holds (libmosquitto copies them into its packet).
+    @discardableResult
+    public func publish(topic: String, bytes: UnsafeRawBufferPointer, qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
         var mid: Int32 = 0
-        let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain)
-        }
-        try check(rc, "mosquitto_publish")
+        try check(mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_publish")
         return mid
     }
 
@@ -141,15 +156,21 @@ public final class MQTTClient {
     /// has not taken it within `expirySeconds` (an action must never arrive late). Needs MQTT 5.
     @discardableResult
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
+        try payload.withUnsafeBytes { bytes in
+            Result { () throws(MQTTError) in try publish(topic: topic, bytes: bytes, qos: qos, retain: retain, expirySeconds: expirySeconds) }
+        }.get()
+    }
+
+    /// `mosquitto_publish_v5` with an expiry, of bytes the caller holds.
+    @discardableResult
+    public func publish(topic: String, bytes: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
         var properties: OpaquePointer? = nil
         try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds),
                   "mosquitto_property_add_int32")
         defer { mosquitto_property_free_all(&properties) }
         var mid: Int32 = 0
-        let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, properties)
-        }
-        try check(rc, "mosquitto_publish_v5")
+        try check(mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, properties),
+                  "mosquitto_publish_v5")
         return mid
     }
 

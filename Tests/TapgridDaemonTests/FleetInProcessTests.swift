@@ -61,7 +61,7 @@ final class FakeBroker: BrokerConnection {
     func stop(lastWords: (topic: String, payload: [UInt8])?) {}
     func flush() {}
 
-    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32 {
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32 {
         guard isConnected else { throw MQTTError.notConnected("mosquitto_publish") }
         defer { nextMid += 1 }
         messages.append(Message(topic: topic, payload: String(decoding: payload, as: UTF8.self), qos: qos, retain: retain, mid: nextMid))

@@ -3,65 +3,71 @@
 /// acknowledged), at most `window`. When the connection goes, what was in flight goes back to
 /// the front, in its order, to be sent again before what waited behind it. What the fleet
 /// publishes next and what it counts as dropped is decided here, without a broker; the fleet
-/// only publishes `next` and reports what became of it.
+/// only publishes `next` and reports what became of it. Inlinable, as `BoundedQueue` is: the
+/// daemon specializes it for its messages.
 public struct InFlightQueue<Element> {
     public let window: Int
-    private var waiting: BoundedQueue<Entry>
-    private var inFlight: [Int32: Entry] = [:]
-    private var nextOrder: UInt64 = 0
+    @usableFromInline var waiting: BoundedQueue<Entry>
+    @usableFromInline var inFlight: [Int32: Entry] = [:]
+    @usableFromInline var nextOrder: UInt64 = 0
     /// Messages dropped: the oldest of a full queue, or too old to send (`dropWaiting(while:)`).
-    public private(set) var dropped: UInt64 = 0
+    @inlinable public var dropped: UInt64 { droppedCount }
+    @usableFromInline var droppedCount: UInt64 = 0
 
-    private struct Entry {
-        var order: UInt64
-        var element: Element
+    @usableFromInline struct Entry {
+        @usableFromInline var order: UInt64
+        @usableFromInline var element: Element
+        @inlinable init(order: UInt64, element: Element) {
+            self.order = order
+            self.element = element
+        }
     }
 
-    public init(capacity: Int, window: Int) {
+    @inlinable public init(capacity: Int, window: Int) {
         waiting = BoundedQueue(capacity: capacity)
         self.window = window
     }
 
-    public var capacity: Int { waiting.capacity }
-    public var waitingCount: Int { waiting.count }
-    public var inFlightCount: Int { inFlight.count }
+    @inlinable public var capacity: Int { waiting.capacity }
+    @inlinable public var waitingCount: Int { waiting.count }
+    @inlinable public var inFlightCount: Int { inFlight.count }
     /// Waiting and in flight.
-    public var count: Int { waiting.count + inFlight.count }
+    @inlinable public var count: Int { waiting.count + inFlight.count }
     /// Nothing waits (some may be in flight).
-    public var isEmpty: Bool { waiting.isEmpty }
+    @inlinable public var isEmpty: Bool { waiting.isEmpty }
     /// Room to append without dropping the oldest.
-    public var hasRoom: Bool { waiting.count < waiting.capacity }
+    @inlinable public var hasRoom: Bool { waiting.count < waiting.capacity }
 
     /// What to publish now: the oldest waiting, while fewer than `window` are in flight.
-    public var next: Element? { inFlight.count < window ? waiting.first?.element : nil }
+    @inlinable public var next: Element? { inFlight.count < window ? waiting.first?.element : nil }
 
     /// Queues `element` (the oldest is dropped, and counted, when full).
-    public mutating func append(_ element: Element) {
-        if !waiting.append(Entry(order: nextOrder, element: element)) { dropped += 1 }
+    @inlinable public mutating func append(_ element: Element) {
+        if !waiting.append(Entry(order: nextOrder, element: element)) { droppedCount += 1 }
         nextOrder &+= 1
     }
 
     /// `next` was published: in flight as `mid`, or (nil: at QoS 0) done.
-    public mutating func sent(mid: Int32?) {
+    @inlinable public mutating func sent(mid: Int32?) {
         guard !waiting.isEmpty else { return }
         let entry = waiting.removeFirst()
         if let mid { inFlight[mid] = entry }
     }
 
     /// The broker acknowledged `mid`: true when it was one of these.
-    public mutating func acknowledged(_ mid: Int32) -> Bool { inFlight.removeValue(forKey: mid) != nil }
+    @inlinable public mutating func acknowledged(_ mid: Int32) -> Bool { inFlight.removeValue(forKey: mid) != nil }
 
     /// The connection went: the messages in flight wait again, in front, oldest first.
-    public mutating func connectionLost() {
+    @inlinable public mutating func connectionLost() {
         waiting.prepend(contentsOf: inFlight.values.sorted { $0.order < $1.order })
         inFlight = [:]
     }
 
     /// Drops the waiting messages at the front while `tooOld` says so (each counted).
-    public mutating func dropWaiting(while tooOld: (Element) -> Bool) {
+    @inlinable public mutating func dropWaiting(while tooOld: (Element) -> Bool) {
         while let entry = waiting.first, tooOld(entry.element) {
             _ = waiting.removeFirst()
-            dropped += 1
+            droppedCount += 1
         }
     }
 }

@@ -17,7 +17,7 @@ protocol BrokerConnection: AnyObject {
     func flush()
     /// Publishes (QoS 1 messages are acknowledged through `FleetLinkDelegate.linkAcknowledged`).
     /// - Returns: the message id.
-    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32
     /// Subscribes with retain-as-published (acknowledged through `FleetLinkDelegate.linkSubscribed`).
     func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32
 }
@@ -25,12 +25,12 @@ protocol BrokerConnection: AnyObject {
 extension FleetLink: BrokerConnection {
     var wantsWrite: Bool { client?.wantWrite == true }
 
-    func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32 {
+    func publish(topic: String, payload: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32?) throws(MQTTError) -> Int32 {
         guard let client else { throw MQTTError.notConnected("mosquitto_publish") }
         if let expirySeconds {
-            return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expirySeconds)
+            return try client.publish(topic: topic, bytes: payload, qos: qos, retain: retain, expirySeconds: expirySeconds)
         }
-        return try client.publish(topic: topic, payload: payload, qos: qos, retain: retain)
+        return try client.publish(topic: topic, bytes: payload, qos: qos, retain: retain)
     }
 
     func subscribe(_ pattern: String, qos: Int32) throws(MQTTError) -> Int32 {

@@ -18,8 +18,11 @@ final class EventFeed {
     private var reader: FileReader?
     /// The file being read (the position file names it).
     private var identity: FileIdentity?
-    /// Bytes read and not yet published: `buffer[cursor...]` starts at file offset `cursorOffset`.
+    /// Bytes read and not yet published: `buffer[cursor..<filled]` starts at file offset
+    /// `cursorOffset`. The buffer only grows (to a chunk past the longest partial line): reads go
+    /// into its free end, with nothing zeroed or reallocated per read.
     private var buffer: [UInt8] = []
+    private var filled = 0
     private var cursor = 0
     private var cursorOffset: Int64 = 0
     /// The end of the last record acknowledged with every record before it.
@@ -56,9 +59,13 @@ final class EventFeed {
 
     var inFlightCount: Int { inFlight.count - inFlightHead }
 
+    /// Behind the log: the last read did not reach its end (more records wait in the file than
+    /// the window holds), and a quarter of the window is free again to refill.
+    var isCatchingUp: Bool { !atEnd && reader != nil && inFlightCount <= Self.window * 3 / 4 }
+
     /// Whether more records may wait to be published now: the last read did not reach the
     /// file's end, or there is room in the window (a drain goes on as PUBACKs come).
-    var mayPublish: Bool { inFlightCount < Self.window && !(atEnd && cursor == buffer.count) }
+    var mayPublish: Bool { inFlightCount < Self.window && !(atEnd && cursor == filled) }
 
     // MARK: - The position file
 
@@ -182,7 +189,7 @@ final class EventFeed {
     func rewind() {
         inFlight.removeAll(keepingCapacity: true)
         inFlightHead = 0
-        buffer.removeAll(keepingCapacity: true)
+        filled = 0
         cursor = 0
         cursorOffset = ackedOffset
         atEnd = false
@@ -191,19 +198,26 @@ final class EventFeed {
     /// The next whole line in `buffer` (reading more as needed): its bounds without the `\n`.
     private func nextLine() -> (Int, Int)? {
         while true {
-            if let newline = buffer[cursor...].firstIndex(of: 0x0A) { return (cursor, newline) }
+            let found = buffer.withUnsafeBytes { ByteSearch.firstIndex(of: 0x0A, in: UnsafeRawBufferPointer(rebasing: $0[cursor..<filled])) }
+            if let found { return (cursor, cursor + found) }
             guard let reader else { return nil }
-            // Keep the partial line, drop what was consumed.
+            // Keep the partial line at the front, drop what was consumed.
             if cursor > 0 {
-                buffer.removeFirst(cursor)
+                let partial = filled - cursor
+                buffer.withUnsafeMutableBytes { raw in
+                    if partial > 0 { raw.baseAddress!.copyMemory(from: raw.baseAddress! + cursor, byteCount: partial) }
+                }
+                filled = partial
                 cursor = 0
             }
-            let have = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
+            if buffer.count - filled < Self.chunk {
+                buffer.append(contentsOf: repeatElement(0, count: filled + Self.chunk - buffer.count))
+            }
+            let have = filled
             let count = buffer.withUnsafeMutableBytes { raw in
                 (try? reader.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[have...]), at: cursorOffset + Int64(have))) ?? 0
             }
-            buffer.removeLast(Self.chunk - count)
+            filled += count
             if count == 0 {
                 atEnd = true
                 return nil
@@ -213,9 +227,14 @@ final class EventFeed {
     }
 
     /// Whether `bytes[start..<end]` is a contact record (`"event": "touch"`), as the core's
-    /// `EventRecord.kind` reads it (its members up to `event` only: no parse per record).
+    /// `EventRecord.kind` reads it. A line without the string `"touch"` cannot be one, and
+    /// `memmem` says so in a few dozen instructions: `kind` reads a tap record (which has no
+    /// `event`) member by member to its end, thousands of instructions a record.
     static func isTouchRecord(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Bool {
-        bytes.withUnsafeBufferPointer { EventRecord.kind(of: UnsafeBufferPointer(rebasing: $0[start..<end])) == .touch }
+        bytes.withUnsafeBufferPointer { all in
+            let line = UnsafeBufferPointer(rebasing: all[start..<end])
+            return ByteSearch.contains(UnsafeRawBufferPointer(line), #""touch""#) && EventRecord.kind(of: line) == .touch
+        }
     }
 
     // MARK: - Rotation
@@ -228,10 +247,10 @@ final class EventFeed {
             openReader()
             return
         }
-        guard current != identity, atEnd, inFlightCount == 0, cursor == buffer.count else { return }
+        guard current != identity, atEnd, inFlightCount == 0, cursor == filled else { return }
         reader = nil
         openReader()
-        buffer.removeAll(keepingCapacity: true)
+        filled = 0
         cursor = 0
         cursorOffset = 0
         ackedOffset = 0

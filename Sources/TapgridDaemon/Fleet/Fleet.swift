@@ -271,8 +271,15 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             lastLayout = layout
             publish(topics.layout, Array(layout.utf8), retain: true)
         }
-        guard !pumpScheduled else { return }
         let now = loop.now
+        if feed?.isCatchingUp == true {
+            // A backlog (an outage, a burst larger than the window): the window is refilled as
+            // the PUBACKs free it, not once a pacing round, which held a drain to 100 records
+            // per 2 ms whatever the broker took.
+            pump()
+            return
+        }
+        guard !pumpScheduled else { return }
         if pumpPacing.mayRun(now: now) {
             pump()
         } else if hasWork {
@@ -293,7 +300,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
         let writes = output.eventLog.writes
         if let feed, writes != eventLogWrites || feed.inFlightCount < Self.window {
             eventLogWrites = writes
-            feed.pump { line in publish(topics.events, Array(line)) }
+            feed.pump { line in publish(topics.events, UnsafeRawBufferPointer(line)) }
         }
         while let record = memoryEvents.next {
             guard let mid = publish(topics.events, record) else { break }
@@ -338,6 +345,11 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     /// One publish on the live client; nil when there is none or it refused.
     @discardableResult
     func publish(_ topic: String, _ payload: [UInt8], qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
+        payload.withUnsafeBytes { publish(topic, $0, qos: qos, retain: retain, expiry: expiry) }
+    }
+
+    /// Publishes bytes the caller holds (the feed's records, read in place: no copy per record).
+    func publish(_ topic: String, _ payload: UnsafeRawBufferPointer, qos: Int32 = 1, retain: Bool = false, expiry: UInt32? = nil) -> Int32? {
         guard link.isConnected else { return nil }
         do throws(MQTTError) {
             return try link.publish(topic: topic, payload: payload, qos: qos, retain: retain, expirySeconds: expiry)

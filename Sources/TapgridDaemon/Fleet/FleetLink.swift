@@ -47,6 +47,8 @@ final class FleetLink: LoopHandler {
     /// The live client (one per attempt); publish through it only while `isConnected`.
     private(set) var client: MQTTClient?
     private var registration: LoopRegistration?
+    /// The buffer `readAll` takes libmosquitto's callbacks' events into, kept between reads.
+    private var spareEvents: [MQTTEvent] = []
     private var backoff = ReconnectBackoff()
     /// Runs `keepAlive` once a second while there is a client.
     private var keepaliveTimer: LoopTimer!
@@ -231,7 +233,11 @@ final class FleetLink: LoopHandler {
     private func readAll(_ client: MQTTClient) throws(MQTTError) {
         for _ in 0..<Self.maxReadCalls {
             try client.loopRead()
-            let events = client.takeEvents()
+            // The spare buffer taken out while delivering (a callback that reads again gets a new one).
+            var events = spareEvents
+            spareEvents = []
+            client.takeEvents(into: &events)
+            defer { spareEvents = events }
             if events.isEmpty { return }
             deliver(events, of: client)
             guard self.client === client else { return }

@@ -21,7 +21,9 @@ public enum MQTTEvent: Sendable, Equatable {
 /// Not thread-safe: one thread (the loop's) uses it.
 public final class MQTTClient {
     private let handle: OpaquePointer
-    private var events: [MQTTEvent] = []
+    /// Appended by libmosquitto's callbacks, which run inside the owner's `loop*` calls on its
+    /// one thread: no run-time exclusivity check (it cost several hundred instructions a message).
+    @exclusivity(unchecked) private var events: [MQTTEvent] = []
 
     /// `mosquitto_new` with a clean session; `id` nil lets the library pick one.
     /// - Throws: `mosquitto_lib_init` (`MOSQ_ERR_NOT_SUPPORTED`) before `MQTTLibrary.initialize()` ran.
@@ -52,7 +54,16 @@ public final class MQTTClient {
         }
     }
 
-    deinit { mosquitto_destroy(handle) }
+    deinit {
+        for var properties in expiryProperties.values { mosquitto_property_free_all(&properties) }
+        mosquitto_destroy(handle)
+    }
+
+    /// The message-expiry property list of each expiry used so far (`mosquitto_property_add_int32`
+    /// once per value, not once per message: libmosquitto copies it into each packet).
+    private var expiryProperties: [UInt32: OpaquePointer?] = [:]
+    /// Expiries kept at most (a `maxAgeSeconds` of hours has that many values; the rest are made per message).
+    static let keptExpiries = 4096
 
     private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTClient {
         Unmanaged<MQTTClient>.fromOpaque(object!).takeUnretainedValue()
@@ -147,7 +158,9 @@ public final class MQTTClient {
     @discardableResult
     public func publish(topic: String, bytes: UnsafeRawBufferPointer, qos: Int32, retain: Bool) throws(MQTTError) -> Int32 {
         var mid: Int32 = 0
-        try check(mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain), "mosquitto_publish")
+        // withCString reads a native string's own bytes; passing the String itself made a C copy.
+        let rc = topic.withCString { mosquitto_publish(handle, &mid, $0, Int32(bytes.count), bytes.baseAddress, qos, retain) }
+        try check(rc, "mosquitto_publish")
         return mid
     }
 
@@ -164,13 +177,17 @@ public final class MQTTClient {
     /// `mosquitto_publish_v5` with an expiry, of bytes the caller holds.
     @discardableResult
     public func publish(topic: String, bytes: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
-        var properties: OpaquePointer? = nil
-        try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds),
-                  "mosquitto_property_add_int32")
-        defer { mosquitto_property_free_all(&properties) }
+        var properties: OpaquePointer? = expiryProperties[expirySeconds] ?? nil
+        let kept = properties != nil || expiryProperties.count < Self.keptExpiries
+        if properties == nil {
+            try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds),
+                      "mosquitto_property_add_int32")
+            if kept { expiryProperties[expirySeconds] = properties }
+        }
+        defer { if !kept { mosquitto_property_free_all(&properties) } }
         var mid: Int32 = 0
-        try check(mosquitto_publish_v5(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos, retain, properties),
-                  "mosquitto_publish_v5")
+        let rc = topic.withCString { mosquitto_publish_v5(handle, &mid, $0, Int32(bytes.count), bytes.baseAddress, qos, retain, properties) }
+        try check(rc, "mosquitto_publish_v5")
         return mid
     }
 

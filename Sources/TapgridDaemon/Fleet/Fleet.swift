@@ -42,7 +42,9 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
         var expires: Bool
     }
 
-    var actions = InFlightQueue<Outgoing>(capacity: Fleet.maxQueued, window: Fleet.actionWindow)
+    /// (The fleet lives on the loop's thread: its queues and topic tables skip the run-time
+    /// exclusivity check on every tap.)
+    @exclusivity(unchecked) var actions = InFlightQueue<Outgoing>(capacity: Fleet.maxQueued, window: Fleet.actionWindow)
     /// Records waiting in memory when the event log is off (the oldest dropped past the bound).
     var memoryEvents = InFlightQueue<[UInt8]>(capacity: Fleet.maxQueued, window: Fleet.window)
     var published: UInt64 = 0
@@ -60,8 +62,8 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     var discoveryTopics: Set<String> = []
     /// Per layout, per grid: the cell's action and state topics (nil: not a hittable grid),
     /// built once per config generation so a tap builds no string.
-    var actionTopics: [[String?]] = []
-    var stateTopics: [[String?]] = []
+    @exclusivity(unchecked) var actionTopics: [[String?]] = []
+    @exclusivity(unchecked) var stateTopics: [[String?]] = []
     /// When the last publishing round ran, and the timer of the next one while taps come
     /// faster than `pumpIntervalNanos` (their messages then go out together, corked).
     var pumpPacing = Pacing(intervalNanos: Fleet.pumpIntervalNanos)
@@ -197,7 +199,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             case .screen(let state): publishScreen(state)
             }
         }
-        afterWakeup()
+        afterWakeup(quiet: events.isEmpty)
     }
 
     func tapDecided(_ decision: TapDecision, active: ActiveConfig) {
@@ -262,7 +264,8 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     static let pumpIntervalNanos: UInt64 = 2_000_000
 
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
-    func afterWakeup() {
+    /// - Parameter quiet: the wakeup decided no tap and changed no state (a PUBACK read, a timer).
+    func afterWakeup(quiet: Bool = true) {
         guard link.isConnected else { return }
         let generation = output.engine.active.generation
         if generation != discoveryGeneration { publishDiscovery() }
@@ -272,10 +275,11 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             publish(topics.layout, Array(layout.utf8), retain: true)
         }
         let now = loop.now
-        if feed?.isCatchingUp == true {
+        if quiet, feed?.isCatchingUp == true {
             // A backlog (an outage, a burst larger than the window): the window is refilled as
             // the PUBACKs free it, not once a pacing round, which held a drain to 100 records
-            // per 2 ms whatever the broker took.
+            // per 2 ms whatever the broker took. Only in wakeups that served no tap: while taps
+            // come, the pacing keeps publishing from taking their time.
             pump()
             return
         }

@@ -48,7 +48,7 @@ final class FleetLink: LoopHandler {
     private(set) var client: MQTTClient?
     private var registration: LoopRegistration?
     /// The buffer `readAll` takes libmosquitto's callbacks' events into, kept between reads.
-    private var spareEvents: [MQTTEvent] = []
+    @exclusivity(unchecked) private var spareEvents: [MQTTEvent] = []
     private var backoff = ReconnectBackoff()
     /// Runs `keepAlive` once a second while there is a client.
     private var keepaliveTimer: LoopTimer!

@@ -14,7 +14,8 @@ final class Outbox {
         case screen(ScreenState)
     }
 
-    private(set) var events: [Event] = []
+    /// (Loop-owned: no run-time exclusivity check per appended event.)
+    @exclusivity(unchecked) private(set) var events: [Event] = []
 
     init() { events.reserveCapacity(256) }
 

@@ -235,7 +235,7 @@ final class EventFeed {
     static func isTouchRecord(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Bool {
         bytes.withUnsafeBufferPointer { all in
             let line = UnsafeBufferPointer(rebasing: all[start..<end])
-            return ByteSearch.contains(UnsafeRawBufferPointer(line), #""touch""#) && EventRecord.kind(of: line) == .touch
+            return ByteSearch.contains(UnsafeRawBufferPointer(line), EventRecord.touchMarker) && EventRecord.kind(of: line) == .touch
         }
     }
 

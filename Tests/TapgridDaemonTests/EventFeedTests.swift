@@ -34,6 +34,18 @@ import TapgridTestSupport
         }
     }
 
+    /// Which records the feed skips as contact records: exactly those whose top-level `event` is
+    /// `touch`, whatever else holds the word (the byte search only rules lines out).
+    @Test func onlyTopLevelTouchEventsAreContactRecords() {
+        func isTouch(_ line: String) -> Bool { let bytes = Array(line.utf8); return EventFeed.isTouchRecord(bytes, 0, bytes.count) }
+        #expect(isTouch(#"{"time":"t","run":"r","event":"touch","phase":"down","slot":0}"#))
+        #expect(isTouch(#"{"time": "t", "event" : "touch"}"#))
+        #expect(!isTouch(#"{"time":"t","run":"r","seq":1,"layout":"home","outcome":"dispatched"}"#))
+        #expect(!isTouch(#"{"time":"t","seq":2,"handler":"touch","actionData":{"event":"touch"}}"#))
+        #expect(!isTouch(#"{"time":"t","event":"state","text":"touch"}"#))
+        #expect(!isTouch(#"{"time":"t","seq":3,"source":"Fake Touchscreen"}"#))
+    }
+
     @Test func theWindowThePositionAndARestart() throws {
         let dir = try makeTempDir()
         defer { removeTempDir(dir) }

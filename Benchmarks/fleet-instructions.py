@@ -55,4 +55,5 @@ try:
     print(f"  MQTT on: tapgridd {tg:,.0f}, C reference {c:,.0f} user-space instructions per tap (callgrind), {tg / c:.2f}x")
 finally:
     broker.stop()
-    shutil.rmtree(work, ignore_errors=True)
+    if not os.environ.get("KEEP"): shutil.rmtree(work, ignore_errors=True)
+    else: print("kept", work)

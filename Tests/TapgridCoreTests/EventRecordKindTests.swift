@@ -49,4 +49,19 @@ import Testing
         #expect(kind(#"{"seq":tru,"event":"touch"}"#) == nil)
         #expect(kind(#"{"seq":1,"event":"tou"#) == nil)
     }
+
+    /// The daemon's own records say whether they are contact records in their third member; any
+    /// other start is left to `kind` (nil).
+    @Test func theThirdMemberOfTheDaemonsOwnRecords() {
+        func quick(_ line: String) -> Bool? { Array(line.utf8).withUnsafeBufferPointer { EventRecord.isTouchAsWritten($0) } }
+        let head = #"{"time":"2026-12-06T10:00:00.123Z","run":"5f0c2a","#
+        #expect(quick(head + #""event":"touch","phase":"down","slot":0}"#) == true)
+        #expect(quick(head + #""seq":4,"layout":"home","actionData":{"event":"touch"}}"#) == false)
+        #expect(quick(head + #""event":"state","seq":5}"#) == false)
+        #expect(quick(head + #""seq":6,"event":"screen"}"#) == false)
+        #expect(quick(#"{"time":"2026-12-06T10:00:00.123Z","run":"a\"b","event":"touch"}"#) == nil)
+        #expect(quick(#"{"event":"touch","time":"2026-12-06T10:00:00.123Z"}"#) == nil)
+        #expect(quick(#"{"time": "2026-12-06T10:00:00.123Z", "run": "r", "event": "touch"}"#) == nil)
+        #expect(quick(head + #""phase":"down"}"#) == nil)
+    }
 }

@@ -8,7 +8,11 @@
 public struct InFlightQueue<Element> {
     public let window: Int
     @usableFromInline var waiting: BoundedQueue<Entry>
-    @usableFromInline var inFlight: [Int32: Entry] = [:]
+    /// In the order sent (`inFlight[inFlightHead...]`): PUBACKs come back in that order from one
+    /// broker connection, so the one acknowledged is nearly always the first, found without
+    /// hashing (a dictionary by mid cost two hashes a message).
+    @usableFromInline var inFlight: [(mid: Int32, entry: Entry)] = []
+    @usableFromInline var inFlightHead = 0
     @usableFromInline var nextOrder: UInt64 = 0
     /// Messages dropped: the oldest of a full queue, or too old to send (`dropWaiting(while:)`).
     @inlinable public var dropped: UInt64 { droppedCount }
@@ -30,16 +34,16 @@ public struct InFlightQueue<Element> {
 
     @inlinable public var capacity: Int { waiting.capacity }
     @inlinable public var waitingCount: Int { waiting.count }
-    @inlinable public var inFlightCount: Int { inFlight.count }
+    @inlinable public var inFlightCount: Int { inFlight.count - inFlightHead }
     /// Waiting and in flight.
-    @inlinable public var count: Int { waiting.count + inFlight.count }
+    @inlinable public var count: Int { waiting.count + inFlightCount }
     /// Nothing waits (some may be in flight).
     @inlinable public var isEmpty: Bool { waiting.isEmpty }
     /// Room to append without dropping the oldest.
     @inlinable public var hasRoom: Bool { waiting.count < waiting.capacity }
 
     /// What to publish now: the oldest waiting, while fewer than `window` are in flight.
-    @inlinable public var next: Element? { inFlight.count < window ? waiting.first?.element : nil }
+    @inlinable public var next: Element? { inFlightCount < window ? waiting.first?.element : nil }
 
     /// Queues `element` (the oldest is dropped, and counted, when full).
     @inlinable public mutating func append(_ element: Element) {
@@ -51,16 +55,33 @@ public struct InFlightQueue<Element> {
     @inlinable public mutating func sent(mid: Int32?) {
         guard !waiting.isEmpty else { return }
         let entry = waiting.removeFirst()
-        if let mid { inFlight[mid] = entry }
+        if let mid { inFlight.append((mid, entry)) }
     }
 
     /// The broker acknowledged `mid`: true when it was one of these.
-    @inlinable public mutating func acknowledged(_ mid: Int32) -> Bool { inFlight.removeValue(forKey: mid) != nil }
+    @inlinable public mutating func acknowledged(_ mid: Int32) -> Bool {
+        guard inFlightHead < inFlight.count else { return false }
+        if inFlight[inFlightHead].mid == mid {
+            inFlightHead += 1
+        } else {
+            guard let index = inFlight[inFlightHead...].firstIndex(where: { $0.mid == mid }) else { return false }
+            inFlight.remove(at: index)
+        }
+        if inFlightHead == inFlight.count {
+            inFlight.removeAll(keepingCapacity: true)
+            inFlightHead = 0
+        } else if inFlightHead >= 1024 && inFlightHead * 2 >= inFlight.count {
+            inFlight.removeFirst(inFlightHead)
+            inFlightHead = 0
+        }
+        return true
+    }
 
     /// The connection went: the messages in flight wait again, in front, oldest first.
     @inlinable public mutating func connectionLost() {
-        waiting.prepend(contentsOf: inFlight.values.sorted { $0.order < $1.order })
-        inFlight = [:]
+        waiting.prepend(contentsOf: inFlight[inFlightHead...].map(\.entry).sorted { $0.order < $1.order })
+        inFlight.removeAll(keepingCapacity: true)
+        inFlightHead = 0
     }
 
     /// Drops the waiting messages at the front while `tooOld` says so (each counted).

@@ -16,6 +16,39 @@ extension EventRecord {
     /// record, having no `event`, member by member to its end).
     public static let touchMarker: StaticString = #""touch""#
 
+    /// Whether a record as this daemon writes it is a contact record, from its third member
+    /// alone: every record starts `{"time":"<24 characters>","run":"<id>",` (`EventRecordHead`),
+    /// then a contact record's `"event":"touch"` or every other record's `"seq":` (or `"event"`).
+    /// - Returns: nil for a line that does not start so (another writer's, or an older one's):
+    ///   `kind` decides then.
+    public static func isTouchAsWritten(_ line: UnsafeBufferPointer<UInt8>) -> Bool? {
+        let head: StaticString = #"{"time":""#, run: StaticString = #"","run":""#
+        let timeEnd = head.utf8CodeUnitCount + 24
+        guard line.count > timeEnd + run.utf8CodeUnitCount + 8, has(head, in: line, at: 0), has(run, in: line, at: timeEnd)
+        else { return nil }
+        var i = timeEnd + run.utf8CodeUnitCount
+        while i < line.count && line[i] != 0x22 {
+            if line[i] == 0x5C { return nil }  // an escaped run id: not worth reading here
+            i += 1
+        }
+        i += 1
+        guard i < line.count, line[i] == 0x2C else { return nil }
+        if has(#""seq":"#, in: line, at: i + 1) { return false }
+        if has(#""event":"touch""#, in: line, at: i + 1) { return true }
+        if has(#""event":"#, in: line, at: i + 1) { return false }
+        return nil
+    }
+
+    /// Whether `line` holds `text` at `offset` (no allocation: a static string's own bytes).
+    @inline(__always)
+    static func has(_ text: StaticString, in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard offset + count <= line.count else { return false }
+        let bytes = text.utf8Start
+        for k in 0..<count where line[offset + k] != bytes[k] { return false }
+        return true
+    }
+
     /// The record's kind, read from its top-level members with the request scanner's lexer: no
     /// `JSONValue`, nothing allocated, and reading stops at `"event"` (which the daemon writes
     /// among the first members), so a feed that only needs the kind pays a few dozen bytes of

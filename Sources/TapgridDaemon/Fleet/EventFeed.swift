@@ -165,6 +165,13 @@ final class EventFeed {
 
     /// A PUBACK: true when `mid` was one of the feed's.
     func acknowledged(_ mid: Int32) -> Bool {
+        if inFlightHead < inFlight.count, inFlight[inFlightHead].mid == mid {
+            // The usual case: the oldest in flight.
+            inFlight[inFlightHead].acked = true
+            published += 1
+            advanceAcked()
+            return true
+        }
         for index in inFlightHead..<inFlight.count where inFlight[index].mid == mid && !inFlight[index].acked {
             inFlight[index].acked = true
             published += 1
@@ -235,6 +242,8 @@ final class EventFeed {
     static func isTouchRecord(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Bool {
         bytes.withUnsafeBufferPointer { all in
             let line = UnsafeBufferPointer(rebasing: all[start..<end])
+            // The daemon's own records say it in their third member.
+            if let written = EventRecord.isTouchAsWritten(line) { return written }
             return ByteSearch.contains(UnsafeRawBufferPointer(line), EventRecord.touchMarker) && EventRecord.kind(of: line) == .touch
         }
     }

@@ -63,5 +63,9 @@ import Testing
         #expect(quick(#"{"event":"touch","time":"2026-12-06T10:00:00.123Z"}"#) == nil)
         #expect(quick(#"{"time": "2026-12-06T10:00:00.123Z", "run": "r", "event": "touch"}"#) == nil)
         #expect(quick(head + #""phase":"down"}"#) == nil)
+        // A run id as the daemon makes them (32 hex digits): its end is where it should be.
+        let daemons = #"{"time":"2026-12-06T10:00:00.123Z","run":"0123456789abcdef0123456789abcdef","#
+        #expect(quick(daemons + #""event":"touch","phase":"up","slot":1}"#) == true)
+        #expect(quick(daemons + #""seq":9,"layout":"home"}"#) == false)
     }
 }

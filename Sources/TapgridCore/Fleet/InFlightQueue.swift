@@ -58,6 +58,9 @@ public struct InFlightQueue<Element> {
         if let mid { inFlight.append((mid, entry)) }
     }
 
+    /// Whether `mid` is the oldest in flight (what the next PUBACK nearly always names).
+    @inlinable public func isOldest(_ mid: Int32) -> Bool { inFlightHead < inFlight.count && inFlight[inFlightHead].mid == mid }
+
     /// The broker acknowledged `mid`: true when it was one of these.
     @inlinable public mutating func acknowledged(_ mid: Int32) -> Bool {
         guard inFlightHead < inFlight.count else { return false }

@@ -26,9 +26,17 @@ extension EventRecord {
         let timeEnd = head.utf8CodeUnitCount + 24
         guard line.count > timeEnd + run.utf8CodeUnitCount + 8, has(head, in: line, at: 0), has(run, in: line, at: timeEnd)
         else { return nil }
+        guard let base = line.baseAddress else { return nil }
         var i = timeEnd + run.utf8CodeUnitCount
-        while i < line.count && line[i] != 0x22 {
-            if line[i] == 0x5C { return nil }  // an escaped run id: not worth reading here
+        // Eight bytes at a time while none is a quote or a backslash (the run id is 32 hex digits).
+        let raw = UnsafeRawPointer(base)
+        while i + 8 <= line.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if Self.hasByte(word, 0x22) || Self.hasByte(word, 0x5C) { break }
+            i += 8
+        }
+        while i < line.count && base[i] != 0x22 {
+            if base[i] == 0x5C { return nil }  // an escaped run id: not worth reading here
             i += 1
         }
         i += 1
@@ -39,13 +47,20 @@ extension EventRecord {
         return nil
     }
 
+    /// Whether any byte of `word` is `byte` (the classic has-zero-byte test on `word ^ byte...`).
+    @inline(__always)
+    static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
+        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+    }
+
     /// Whether `line` holds `text` at `offset` (no allocation: a static string's own bytes).
     @inline(__always)
     static func has(_ text: StaticString, in line: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard offset + count <= line.count else { return false }
+        guard offset >= 0, offset + count <= line.count, let base = line.baseAddress else { return false }
         let bytes = text.utf8Start
-        for k in 0..<count where line[offset + k] != bytes[k] { return false }
+        for k in 0..<count where base[offset + k] != bytes[k] { return false }
         return true
     }
 

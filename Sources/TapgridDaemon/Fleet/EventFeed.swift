@@ -163,6 +163,9 @@ final class EventFeed {
         }
     }
 
+    /// Whether `mid` is the oldest record in flight.
+    func isOldest(_ mid: Int32) -> Bool { inFlightHead < inFlight.count && inFlight[inFlightHead].mid == mid }
+
     /// A PUBACK: true when `mid` was one of the feed's.
     func acknowledged(_ mid: Int32) -> Bool {
         if inFlightHead < inFlight.count, inFlight[inFlightHead].mid == mid {

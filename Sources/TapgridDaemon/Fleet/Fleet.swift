@@ -170,12 +170,17 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     }
 
     func linkAcknowledged(_ mid: Int32) {
-        // The actions first: finding a mid there costs a comparison (acknowledged in order), where
-        // the feed, which keeps acknowledged records in place until those before them are, would
-        // scan its window for an action's mid.
-        if actions.acknowledged(mid) || feed?.acknowledged(mid) == true || memoryEvents.acknowledged(mid) {
-            published += 1
+        // PUBACKs come in the order sent, so `mid` is nearly always the oldest of the feed's or
+        // of the actions': a comparison each, before either is searched for it.
+        let known: Bool
+        if let feed, feed.isOldest(mid) {
+            known = feed.acknowledged(mid)
+        } else if actions.isOldest(mid) {
+            known = actions.acknowledged(mid)
+        } else {
+            known = feed?.acknowledged(mid) == true || actions.acknowledged(mid) || memoryEvents.acknowledged(mid)
         }
+        if known { published += 1 }
     }
 
     func linkReceived(topic: String, payload: [UInt8], retained: Bool) {

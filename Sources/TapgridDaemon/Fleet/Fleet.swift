@@ -30,16 +30,27 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     var screenState: () -> ScreenState? = { nil }
     let daemonUID: UInt32
 
-    /// An outgoing action or `mqtt` handler message, waiting or in flight.
-    struct Outgoing {
-        var topic: String
-        var payload: [UInt8]
-        var qos: Int32
-        var retain: Bool
+    /// An outgoing action or `mqtt` handler message, waiting or in flight. A class: the queue
+    /// moves it from waiting to in flight to acknowledged, and each move of a struct holding a
+    /// string and an array cost two reference counts and an outlined copy.
+    final class Outgoing {
+        let topic: String
+        let payload: [UInt8]
+        let qos: Int32
+        let retain: Bool
         /// When it was queued (monotonic ns): too old to send is dropped, never sent late.
-        var queuedAt: UInt64
+        let queuedAt: UInt64
         /// Sent with a message expiry (actions), or not (a handler's own topic).
-        var expires: Bool
+        let expires: Bool
+
+        init(topic: String, payload: [UInt8], qos: Int32, retain: Bool, queuedAt: UInt64, expires: Bool) {
+            self.topic = topic
+            self.payload = payload
+            self.qos = qos
+            self.retain = retain
+            self.queuedAt = queuedAt
+            self.expires = expires
+        }
     }
 
     /// (The fleet lives on the loop's thread: its queues and topic tables skip the run-time

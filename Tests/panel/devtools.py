@@ -59,10 +59,14 @@ class Browser:
                    "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
                    "--disable-backgrounding-occluded-windows",
                    "--window-size=800,600"] + args + ["about:blank"]
+        # Chromium's scratch folders (org.chromium.Chromium.*) go under TMPDIR: inside this
+        # browser's folder, so close() removes them with it instead of leaving them in /tmp.
+        scratch = os.path.join(self.tmp, "tmp")
+        os.makedirs(scratch, exist_ok=True)
         with open(self.log_path, "wb") as log:
             # Its own process group, so close() can kill the renderer and GPU helpers too.
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                         start_new_session=True)
+                                         start_new_session=True, env=dict(os.environ, TMPDIR=scratch))
         port_file = os.path.join(profile, "DevToolsActivePort")
         deadline = time.monotonic() + self.timeout
         port = None

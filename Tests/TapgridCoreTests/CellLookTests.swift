@@ -161,7 +161,9 @@ import Testing
         #expect(cleared.change.icon == .clear && cleared.change.style == .clear)
         let kept = try Self.set(#"{"op":"set","grid":"a","text":"x"}"#).get()
         #expect(kept.change.icon == .keep && kept.change.style == .keep)
-        #expect(CellChange(icon: .set("mdi:a"), style: .set("s")).applied(to: CellState(text: "t")) == CellState(text: "t", icon: "mdi:a", style: "s"))
+        var state = CellState(text: "t")
+        #expect(CellChange(icon: .set("mdi:a"), style: .set("s")).apply(to: &state))
+        #expect(state == CellState(text: "t", icon: "mdi:a", style: "s"))
     }
 
     @Test func setRefusals() {

@@ -82,15 +82,6 @@ public enum CellField<Value: Sendable & Equatable>: Sendable, Equatable {
     case clear
     case set(Value)
 
-    /// `current` after this change.
-    func applied(to current: Value?) -> Value? {
-        switch self {
-        case .keep: return current
-        case .clear: return nil
-        case .set(let value): return value
-        }
-    }
-
     /// Makes this change to `field` in place.
     /// - Returns: whether that changed it.
     func apply(to field: inout Value?) -> Bool {
@@ -125,14 +116,6 @@ public struct CellChange: Sendable, Equatable {
         self.enabled = enabled
         self.icon = icon
         self.style = style
-    }
-
-    /// `state` with this change made.
-    public func applied(to state: CellState) -> CellState {
-        CellState(
-            text: text.applied(to: state.text), active: active.applied(to: state.active),
-            valueJSON: valueJSON.applied(to: state.valueJSON), enabled: enabled.applied(to: state.enabled),
-            icon: icon.applied(to: state.icon), style: style.applied(to: state.style))
     }
 
     /// Makes this change to `state` in place (a `set` on the daemon's own copy, not a copy of it).

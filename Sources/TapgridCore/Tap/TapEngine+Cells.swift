@@ -74,8 +74,6 @@ extension TapEngine {
         }
         let key = Self.cellKey(layout, grid)
         guard updateCell(key, { change.apply(to: &$0) }) else { return .success((grid, layout, nil)) }
-        // `enabled` may have changed: the tap path checks cells only while `cellRules` is set.
-        cellRules = disabledCells > 0 || active.hasToggles || active.hasSliders
         seq += 1
         return .success((grid, layout, CellUpdate(seq: seq, layout: layout, grid: grid, state: cells[key] ?? CellState())))
     }
@@ -97,19 +95,17 @@ extension TapEngine {
         return .success(formatNumber(spec.rounded(value)))
     }
 
-    /// Stores a grid's state, keeping `disabledCells` and `cellRules` in step.
+    /// Stores a grid's state whole (reloads, replay), as `updateCell` keeps it.
     mutating func store(_ state: CellState, layout: Int, grid: Int) {
-        let key = Self.cellKey(layout, grid)
-        if cells[key]?.isDisabled == true { disabledCells -= 1 }
-        if state.isDisabled { disabledCells += 1 }
-        cells[key] = state.isEmpty ? nil : state
-        cellRules = disabledCells > 0 || active.hasToggles || active.hasSliders
-        cellsVersion &+= 1
+        _ = updateCell(Self.cellKey(layout, grid)) { stored in
+            stored = state
+            return true
+        }
     }
 
-    /// Changes a grid's state in place (the tap path's toggles and slider values): the state is
-    /// neither copied out nor back, which a toggle would otherwise pay for each of its strings.
-    /// Keeps `disabledCells` in step and drops a state left all null, as `store` does.
+    /// Changes a grid's state in place (`set`, the tap path's toggles and slider values): the
+    /// state is neither copied out nor back, which a toggle would otherwise pay for each of its
+    /// strings. Keeps `disabledCells` and `cellRules` in step and drops a state left all null.
     /// - Parameter change: changes the state; returns false when it left it as it was.
     /// - Returns: what `change` returned.
     @inline(__always)
@@ -126,7 +122,11 @@ extension TapEngine {
         }(&cells[key, default: CellState()])
         if isEmpty { cells[key] = nil }
         guard changed else { return false }
-        if wasDisabled != isDisabled { disabledCells += isDisabled ? 1 : -1 }
+        if wasDisabled != isDisabled {
+            disabledCells += isDisabled ? 1 : -1
+            // The tap path checks cells only while `cellRules` is set.
+            cellRules = disabledCells > 0 || active.hasToggles || active.hasSliders
+        }
         cellsVersion &+= 1
         return true
     }

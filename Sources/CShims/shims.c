@@ -139,7 +139,3 @@ int64_t cshims_raise_nofile_limit(void) {
 ssize_t cshims_getrandom(void *buf, size_t len) { return getrandom(buf, len, 0); }
 
 int cshims_malloc_trim(void) { return malloc_trim(0); }
-
-int cshims_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
-    return memmem(haystack, haystack_len, needle, needle_len) != NULL;
-}

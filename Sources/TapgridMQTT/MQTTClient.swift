@@ -55,13 +55,16 @@ public final class MQTTClient {
     }
 
     deinit {
-        for var properties in expiryProperties.values { mosquitto_property_free_all(&properties) }
+        for properties in expiryProperties.values {
+            var list: OpaquePointer? = properties
+            mosquitto_property_free_all(&list)
+        }
         mosquitto_destroy(handle)
     }
 
     /// The message-expiry property list of each expiry used so far (`mosquitto_property_add_int32`
     /// once per value, not once per message: libmosquitto copies it into each packet).
-    private var expiryProperties: [UInt32: OpaquePointer?] = [:]
+    private var expiryProperties: [UInt32: OpaquePointer] = [:]
     /// Expiries kept at most (a `maxAgeSeconds` of hours has that many values; the rest are made per message).
     static let keptExpiries = 4096
 
@@ -164,20 +167,13 @@ public final class MQTTClient {
         return mid
     }
 
-    /// `mosquitto_publish_v5` with a message expiry interval (`mosquitto_property_add_int32`,
-    /// `MQTT_PROP_MESSAGE_EXPIRY_INTERVAL`): the broker drops the message for a subscriber that
-    /// has not taken it within `expirySeconds` (an action must never arrive late). Needs MQTT 5.
-    @discardableResult
-    public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
-        try payload.withUnsafeBytes { bytes in
-            Result { () throws(MQTTError) in try publish(topic: topic, bytes: bytes, qos: qos, retain: retain, expirySeconds: expirySeconds) }
-        }.get()
-    }
-
-    /// `mosquitto_publish_v5` with an expiry, of bytes the caller holds.
+    /// `mosquitto_publish_v5` of bytes the caller holds, with a message expiry interval
+    /// (`mosquitto_property_add_int32`, `MQTT_PROP_MESSAGE_EXPIRY_INTERVAL`): the broker drops the
+    /// message for a subscriber that has not taken it within `expirySeconds` (an action must
+    /// never arrive late). Needs MQTT 5.
     @discardableResult
     public func publish(topic: String, bytes: UnsafeRawBufferPointer, qos: Int32, retain: Bool, expirySeconds: UInt32) throws(MQTTError) -> Int32 {
-        var properties: OpaquePointer? = expiryProperties[expirySeconds] ?? nil
+        var properties = expiryProperties[expirySeconds]
         let kept = properties != nil || expiryProperties.count < Self.keptExpiries
         if properties == nil {
             try check(mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL.rawValue), expirySeconds),

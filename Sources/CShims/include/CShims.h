@@ -97,8 +97,4 @@ ssize_t cshims_getrandom(void *buf, size_t len);
 /// malloc_trim(0): gives free heap pages back to the kernel. Returns 1 if memory was released.
 int cshims_malloc_trim(void);
 
-// ---- bytes (glibc string.h, a GNU extension) ----
-/// memmem(3): whether `needle` occurs in `haystack` (1) or not (0).
-int cshims_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
-
 #endif

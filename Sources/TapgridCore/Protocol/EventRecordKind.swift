@@ -11,11 +11,6 @@ extension EventRecord {
         case other
     }
 
-    /// `"touch"` as the daemon writes it in a contact record: a line without these bytes is no
-    /// contact record, which a byte search says much faster than `kind` (which reads a tap
-    /// record, having no `event`, member by member to its end).
-    public static let touchMarker: StaticString = #""touch""#
-
     /// Whether a record as this daemon writes it is a contact record, from its third member
     /// alone: every record starts `{"time":"<24 characters>","run":"<id>",` (`EventRecordHead`),
     /// then a contact record's `"event":"touch"` or every other record's `"seq":` (or `"event"`).

@@ -168,13 +168,7 @@ final class EventFeed {
 
     /// A PUBACK: true when `mid` was one of the feed's.
     func acknowledged(_ mid: Int32) -> Bool {
-        if inFlightHead < inFlight.count, inFlight[inFlightHead].mid == mid {
-            // The usual case: the oldest in flight.
-            inFlight[inFlightHead].acked = true
-            published += 1
-            advanceAcked()
-            return true
-        }
+        // From the oldest: the usual PUBACK is for it, found at the first comparison.
         for index in inFlightHead..<inFlight.count where inFlight[index].mid == mid && !inFlight[index].acked {
             inFlight[index].acked = true
             published += 1
@@ -239,15 +233,13 @@ final class EventFeed {
     }
 
     /// Whether `bytes[start..<end]` is a contact record (`"event": "touch"`), as the core's
-    /// `EventRecord.kind` reads it. A line without the string `"touch"` cannot be one, and
-    /// `memmem` says so in a few dozen instructions: `kind` reads a tap record (which has no
-    /// `event`) member by member to its end, thousands of instructions a record.
+    /// `EventRecord.kind` reads it. The daemon's own records say so in their third member
+    /// (`EventRecord.isTouchAsWritten`); `kind`, which reads a tap record (having no `event`)
+    /// member by member to its end, thousands of instructions, is left for any other line.
     static func isTouchRecord(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Bool {
         bytes.withUnsafeBufferPointer { all in
             let line = UnsafeBufferPointer(rebasing: all[start..<end])
-            // The daemon's own records say it in their third member.
-            if let written = EventRecord.isTouchAsWritten(line) { return written }
-            return ByteSearch.contains(UnsafeRawBufferPointer(line), EventRecord.touchMarker) && EventRecord.kind(of: line) == .touch
+            return EventRecord.isTouchAsWritten(line) ?? (EventRecord.kind(of: line) == .touch)
         }
     }
 

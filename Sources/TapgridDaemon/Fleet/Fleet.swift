@@ -282,7 +282,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
 
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
     /// - Parameter quiet: the wakeup decided no tap and changed no state (a PUBACK read, a timer).
-    func afterWakeup(quiet: Bool = true) {
+    func afterWakeup(quiet: Bool) {
         guard link.isConnected else { return }
         let generation = output.engine.active.generation
         if generation != discoveryGeneration { publishDiscovery() }

@@ -43,10 +43,11 @@ public struct SliderFill: Sendable, Equatable {
         }
     }
 
-    /// `{"min":0,"max":100,"step":1,"from":"left"}`: what the page needs to draw a slider and to
-    /// follow a finger on it before the daemon's value comes back (`/layout`, `layouts` with state).
-    public static func appendJSON(_ place: SliderPlace, to out: inout [UInt8]) {
-        JSONWriter.appendStatic(#"{"min":"#, to: &out)
+    /// `,"slider":{"min":0,"max":100,"step":1,"from":"left"}`: what the page needs to draw a
+    /// slider and to follow a finger on it before the daemon's value comes back (a grid's member
+    /// in `/layout` and in `layouts` with state).
+    public static func appendMember(_ place: SliderPlace, to out: inout [UInt8]) {
+        JSONWriter.appendStatic(#","slider":{"min":"#, to: &out)
         JSONWriter.appendNumber(place.spec.min, to: &out)
         JSONWriter.appendStatic(#","max":"#, to: &out)
         JSONWriter.appendNumber(place.spec.max, to: &out)

@@ -52,10 +52,7 @@ public enum PanelDocuments {
                 used[shown] = icons?.outline(shown)
                 usedOrder.append(shown)
             }
-            if let slider = active.slider(layout: index, grid: grid) {
-                JSONWriter.appendStatic(#","slider":"#, to: &fields)
-                SliderFill.appendJSON(slider, to: &fields)
-            }
+            if let slider = active.slider(layout: index, grid: grid) { SliderFill.appendMember(slider, to: &fields) }
             out.append(fields)
             out.append(0x7D)
         }

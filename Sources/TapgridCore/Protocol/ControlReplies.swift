@@ -4,7 +4,7 @@ extension ReplyWriter {
     /// Every layout of `active` with its size, whether it is `current`, and every grid's path and
     /// rect in pre-order (name and tag when set). With `cells` (`"state": true`), each grid that
     /// has state also carries `text`, `active`, `value` and `enabled`, a toggle grid `"toggle":true`,
-    /// and a slider its `"slider"` (``SliderFill/appendJSON(_:to:)``).
+    /// and a slider its `"slider"` (``SliderFill/appendMember(_:to:)``).
     public static func layouts(
         _ active: ActiveConfig, current: Int, cells: ((_ layout: Int, _ grid: Int) -> CellState)? = nil,
         id: UnsafeBufferPointer<UInt8>?, _ out: ByteBuffer
@@ -41,10 +41,9 @@ extension ReplyWriter {
                     if cells != nil && info.toggle { out.append(#","toggle":true"#) }
                 }
                 if cells != nil, let slider = active.slider(layout: index, grid: grid) {
-                    var fields: [UInt8] = []
-                    JSONWriter.appendStatic(#","slider":"#, to: &fields)
-                    SliderFill.appendJSON(slider, to: &fields)
-                    out.append(fields)
+                    var member: [UInt8] = []
+                    SliderFill.appendMember(slider, to: &member)
+                    out.append(member)
                 }
                 if let state = cells?(index, grid), !state.isEmpty {
                     var fields: [UInt8] = [0x2C]

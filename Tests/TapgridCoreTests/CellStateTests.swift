@@ -154,7 +154,7 @@ import Testing
         #expect(engine.cellSnapshot().map(\.path) == ["0"])  // cart's all-null state is forgotten
     }
 
-    /// `apply(to:)` changes a state in place and says whether anything changed, as `applied(to:)` would.
+    /// `apply(to:)` changes a state in place and says whether anything changed.
     @Test func aChangeInPlaceSaysWhetherItChangedAnything() {
         var state = CellState(text: "a", active: true)
         #expect(!CellChange(text: .set("a"), valueJSON: .clear).apply(to: &state))

@@ -31,6 +31,24 @@ import Testing
         #expect(lines(&framer) == ["b", "c"])
     }
 
+    /// The word-at-a-time search finds the same `\n` as a byte loop, wherever it falls in a word
+    /// and whatever its neighbours (bytes one off `\n`, high bytes, runs of `\n`).
+    @Test func framerFindsEveryNewlineAByteLoopFinds() {
+        var rng = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x0A, 0x0A, 0x09, 0x0B, 0x8A, 0x00, 0xFF, 0x7B, 0x30, 0x0D]
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
+            let start = Int.random(in: 0...bytes.count, using: &rng)
+            let expected = bytes[start...].firstIndex(of: 0x0A)
+            let found = bytes.withUnsafeBufferPointer { LineFramer.firstNewline(in: $0, from: start) }
+            #expect(found == expected, "\(bytes) from \(start)")
+        }
+        var framer = LineFramer(dropsCarriageReturn: false)
+        framer.append(Array("0123456789abcdef\nab\n\n0123456\n01234567".utf8))
+        #expect(lines(&framer) == ["0123456789abcdef", "ab", "", "0123456"])
+        #expect(framer.count == 8)
+    }
+
     /// A connection's output drops what was sent while the rest waits (flow control keeps a
     /// slow reader's output from growing without end).
     @Test func byteBufferDropsItsFirstBytes() {

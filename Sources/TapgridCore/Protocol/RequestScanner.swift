@@ -10,19 +10,18 @@ public struct PlainTap {
     public let y: Double
     /// Each coordinate's text in the line when it is exactly what `JSONWriter.writeNumber` writes
     /// for its value (`120`, `-3.25`; not `120.50`, `-0`, `1.2345`; see
-    /// `RequestScanner.isCanonical`), else nil: the event-log record copies it instead of
+    /// `LineScanner.quickNumber`), else nil: the event-log record copies it instead of
     /// formatting the number again. Valid as long as the line. Worked out here, once, rather
     /// than on each read: the daemon reads each once, and `callgrind` counted 20 more
     /// instructions per tap for the lazy form.
     public let xText: UnsafeBufferPointer<UInt8>?
     public let yText: UnsafeBufferPointer<UInt8>?
 
-    init(x: Double, y: Double, line: UnsafeBufferPointer<UInt8>, xText: Range<Int>, yText: Range<Int>) {
+    init(x: Double, y: Double, line: UnsafeBufferPointer<UInt8>, xText: Range<Int>?, yText: Range<Int>?) {
         self.x = x
         self.y = y
-        let xSlice = UnsafeBufferPointer(rebasing: line[xText]), ySlice = UnsafeBufferPointer(rebasing: line[yText])
-        self.xText = RequestScanner.isCanonical(xSlice) ? xSlice : nil
-        self.yText = RequestScanner.isCanonical(ySlice) ? ySlice : nil
+        self.xText = xText.map { UnsafeBufferPointer(rebasing: line[$0]) }
+        self.yText = yText.map { UnsafeBufferPointer(rebasing: line[$0]) }
     }
 }
 
@@ -95,25 +94,6 @@ public enum RequestScanner {
             return RequestFailure(.parseError(error.message + " at column \(column)"))
         }
     }
-
-    /// Whether `text` (a number `quickNumber` read: `-`? digits, `.` digits?, at most 15 digits)
-    /// is what `JSONWriter.writeNumber` writes for its value: an integer other than `-0` (written
-    /// by `writeInt`), or 1 to 3 decimal places not ending in `0` with under 10 integer digits
-    /// (`writeShortDecimal`'s range; the value's shortest text is its own digits, as no two
-    /// decimals of 15 digits or fewer read as the same double).
-    static func isCanonical(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        var j = 0
-        let n = text.count
-        let negative = text[0] == JSONLex.minus
-        if negative { j = 1 }
-        let intStart = j
-        while j < n && text[j] != JSONLex.dot { j += 1 }
-        let intCount = j - intStart
-        if j == n { return intCount <= 15 && !(negative && intCount == 1 && text[intStart] == JSONLex.zero) }
-        let fracCount = n - j - 1
-        return intCount <= 9 && fracCount >= 1 && fracCount <= 3 && text[n - 1] != JSONLex.zero
-    }
-
 
     public static func scan(_ line: [UInt8]) -> Result<Request, RequestFailure> {
         line.withUnsafeBufferPointer { scan($0) }
@@ -210,6 +190,13 @@ private struct KeyList {
 struct LineScanner {
     let b: UnsafeBufferPointer<UInt8>
     var i = 0
+    /// Whether the number `quickNumber` read last is written exactly as `JSONWriter.writeNumber`
+    /// writes its value: an integer other than `-0` (`writeInt`), or 1 to 3 decimal places not
+    /// ending in `0` with under 10 integer digits (`writeShortDecimal`'s range; the value's
+    /// shortest text is its own digits, as no two decimals of 15 digits or fewer read as the
+    /// same double). Worked out while reading it: a second pass over the text cost 90
+    /// instructions per tap (callgrind).
+    var canonical = false
 
     init(b: UnsafeBufferPointer<UInt8>) { self.b = b }
 
@@ -326,6 +313,9 @@ struct LineScanner {
         }
         guard intCount + fracCount <= 15 else { return nil }
         if j < n && (JSONLex.isWordByte(b[j]) || b[j] == JSONLex.dot) { return nil }
+        canonical = fracCount == 0
+            ? !(negative && digits == 0)
+            : intCount <= 9 && fracCount <= 3 && b[j - 1] != JSONLex.zero
         var value = Double(digits)
         if fracCount > 0 {
             var scale = 10.0
@@ -439,6 +429,7 @@ struct LineScanner {
         i = 5
         guard let x = quickNumber() else { return nil }
         let xEnd = i
+        let xCanonical = canonical
         guard i + 6 <= n, b[i] == JSONLex.comma, b[i + 1] == JSONLex.quote, b[i + 2] == 0x79, b[i + 3] == JSONLex.quote,
             b[i + 4] == JSONLex.colon
         else { return nil }
@@ -449,7 +440,7 @@ struct LineScanner {
         i += 1
         skipWhitespace()
         guard i == n else { return nil }
-        return PlainTap(x: x, y: y, line: b, xText: 5..<xEnd, yText: yStart..<yEnd)
+        return PlainTap(x: x, y: y, line: b, xText: xCanonical ? 5..<xEnd : nil, yText: canonical ? yStart..<yEnd : nil)
     }
 
     mutating func scanLine(into request: inout Request) throws(JSONLexError) -> RequestFailure? {

@@ -177,6 +177,15 @@ final class EventLog {
         return batch
     }
 
+    /// `begin` for the tap path: `body` appends the rest of the record to the batch, borrowed
+    /// rather than returned (the returned reference cost a retain and a release per tap).
+    @inline(__always)
+    func withRecord(_ body: (ByteBuffer) -> Void) {
+        let now = Clock.realtime()
+        head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
+        body(batch)
+    }
+
     /// Keeps the record begun by `begin` for the next `writeStaged`, with where in `output` its
     /// reply's `,"logged":false` goes should the record not reach the file (before the reply
     /// object's closing `}`; the reply stays unsent until then).

@@ -23,9 +23,11 @@ public final class EventRecordHead {
         record.append(cached.bytes)
         let ms = Int(nanoseconds / 1_000_000)
         let tens = ms % 100
-        record.append(0x30 + UInt8(truncatingIfNeeded: ms / 100))
-        record.append(0x30 + UInt8(truncatingIfNeeded: tens / 10))
-        record.append(0x30 + UInt8(truncatingIfNeeded: tens % 10))
+        let digits = record.tail(room: 3)  // one room check for the three digits
+        digits[0] = 0x30 + UInt8(truncatingIfNeeded: ms / 100)
+        digits[1] = 0x30 + UInt8(truncatingIfNeeded: tens / 10)
+        digits[2] = 0x30 + UInt8(truncatingIfNeeded: tens % 10)
+        record.advance(3)
         record.append(tail)
     }
 

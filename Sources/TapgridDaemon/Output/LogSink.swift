@@ -128,11 +128,13 @@ final class LogSink {
     }
 
     /// Starts a stderr line that is held until `writeHeld` (no `String` per tap): appends the
-    /// prefix for `level` and returns the buffer, to which the caller appends the text and `\n`.
-    func beginHeldLine(_ level: Level) -> ByteBuffer {
+    /// prefix for `level` and lends `body` the buffer, to which it appends the text and `\n`
+    /// (lent, not returned: a returned reference cost a retain and a release per `log` tap).
+    @inline(__always)
+    func withHeldLine(_ level: Level, _ body: (ByteBuffer) -> Void) {
         if held.count >= 1 << 16 { writeHeld() }  // keeps the buffer small under heavy pipelining
         appendPrefix(level, to: held)
-        return held
+        body(held)
     }
 
     /// Writes the held lines, if any, with one `write(2)`.

@@ -216,10 +216,11 @@ final class TapOutput {
                 return
             }
             // Held, and written with the wakeup's other lines after its replies.
-            let line = log.beginHeldLine(.info)
-            line.append("tap seq=")
-            line.append(uint: decision.seq)
-            line.append(tail)
+            log.withHeldLine(.info) { line in
+                line.append("tap seq=")
+                line.append(uint: decision.seq)
+                line.append(tail)
+            }
         } }
     }
 

@@ -102,21 +102,23 @@ struct HitWalker {
         // Columns that hold cells: `cols` itself may be near Int.max, so bound it by `count`
         // before any arithmetic or conversion.
         let usedCols = min(cols, count)
-        let rows = count / cols + (count % cols == 0 ? 0 : 1)
         let origin = rects[first]
         let strideX = cols > 1 ? rects[first + 1].x - origin.x : 0
-        let strideY = rows > 1 ? rects[first + cols].y - origin.y : 0
+        let strideY = count > cols ? rects[first + cols].y - origin.y : 0
         // Clamped before converting: a point far outside (tiny strides) must not trap in Int().
-        let column = strideX != 0 ? Int(((x - origin.x) / strideX).rounded(.down).clamped(-2, Double(usedCols + 1))) : 0
-        let row = strideY != 0 ? Int(((y - origin.y) / strideY).rounded(.down).clamped(-2, Double(rows + 1))) : 0
-        guard column >= -1, column <= usedCols, row >= -1, row <= rows else { return -1 }
+        // `count + 1` bounds the rows (`rows` itself takes an integer division, left to the rare
+        // path below: two of them were a tenth of a pipelined run's time, `perf record`).
+        let column = strideX != 0 ? Self.floor(((x - origin.x) / strideX).clamped(-2, Double(usedCols + 1))) : 0
+        let row = strideY != 0 ? Self.floor(((y - origin.y) / strideY).clamped(-2, Double(count + 1))) : 0
         // The cells are disjoint (`.matrix` is only chosen then), so at most one contains the
         // point and the order they are tried in does not matter: the computed cell first, as it
         // nearly always is the one; its neighbours only when rounding put the point next door.
-        if row >= 0, row < rows, column >= 0, column < usedCols, row * cols + column < count {
+        if row >= 0, column >= 0, column < usedCols, row * cols + column < count {
             let candidate = first + row * cols + column
             if rects[candidate].contains(x: x, y: y) { return hit(candidate) }
         }
+        let rows = count / cols + (count % cols == 0 ? 0 : 1)
+        guard column >= -1, column <= usedCols, row >= -1, row <= rows else { return -1 }
         for r in max(row - 1, 0)...max(min(row + 1, rows - 1), 0) {
             for c in max(column - 1, 0)...max(min(column + 1, usedCols - 1), 0) {
                 let index = r * cols + c
@@ -126,6 +128,16 @@ struct HitWalker {
             }
         }
         return -1
+    }
+}
+
+extension HitWalker {
+    /// `Int(value.rounded(.down))` for a value clamped to a small range, without the C library's
+    /// `floor` call (not inlined on baseline x86-64).
+    @inline(__always)
+    static func floor(_ value: Double) -> Int {
+        let truncated = Int(value)
+        return Double(truncated) > value ? truncated - 1 : truncated
     }
 }
 

@@ -35,7 +35,7 @@ extension Daemon {
     /// the file (the generation goes up, contacts in flight end, cell state follows by path).
     func swapInPushed() {
         output.engine.swap(to: pushed.combined(with: baseConfig), generation: generation + 1)
-        output.recordEndedContacts(now: Clock.monotonicNanos())
+        output.recordEndedContacts(now: output.clock.monotonic)
         touch.reschedule()
     }
 }

@@ -74,7 +74,7 @@ final class Daemon: LoopHandler, DaemonControl {
         endpoint = RequestEndpoint(router: router)
         server = try SocketServer(
             loop: loop, listener: listener, socketPath: socketPath, admission: SocketServer.Admission(config),
-            lineHandler: endpoint, log: log)
+            lineHandler: endpoint, log: log, clock: output.clock)
         cellsFile = CellsFile(
             path: CellsFile.resolvePath(config.eventLog, environment: environment), output: output, loop: loop, log: log)
         touchscreens = TouchscreenInput(loop: loop, log: log, sink: touch)
@@ -308,7 +308,7 @@ final class Daemon: LoopHandler, DaemonControl {
         }
         panel?.icons = result.icons
         output.engine.swap(to: pushed.combined(with: new), generation: generation + 1)
-        output.recordEndedContacts(now: Clock.monotonicNanos())  // contacts in flight end
+        output.recordEndedContacts(now: output.clock.monotonic)  // contacts in flight end
         touch.reschedule()
         server.admission = SocketServer.Admission(new)
         eventLog.configure(path: EventLog.resolvePath(new.eventLog, environment: environment))

@@ -44,9 +44,13 @@ final class EventLog {
     private var lastOutput: ObjectIdentifier?
     private let head: EventRecordHead
 
-    init(runID: String, log: LogSink) {
+    /// The time records are stamped with (one read per batch of requests).
+    let clock: RequestClock
+
+    init(runID: String, log: LogSink, clock: RequestClock = RequestClock()) {
         head = EventRecordHead(runID: runID)
         self.log = log
+        self.clock = clock
     }
 
     /// An event log dropped open skipped `close()`: staged records unwritten, the file not synced.
@@ -172,7 +176,7 @@ final class EventLog {
     /// Starts a record with its time and run id after the staged ones; the caller appends the
     /// rest (ending in `}\n`) to the buffer returned, then calls `stage`.
     func begin() -> ByteBuffer {
-        let now = Clock.realtime()
+        let now = clock.realtime
         head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
         return batch
     }
@@ -181,7 +185,7 @@ final class EventLog {
     /// rather than returned (the returned reference cost a retain and a release per tap).
     @inline(__always)
     func withRecord(_ body: (ByteBuffer) -> Void) {
-        let now = Clock.realtime()
+        let now = clock.realtime
         head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
         body(batch)
     }

@@ -83,11 +83,15 @@ final class SocketServer: LoopHandler {
         }
     }
 
+    /// The time of each read's requests (the tap output's, so the batch is theirs).
+    private let clock: RequestClock
+
     init(
         loop: EventLoop, listener: consuming OwnedFD, socketPath: String?, admission: Admission, lineHandler: LineHandler,
-        log: LogSink
+        log: LogSink, clock: RequestClock = RequestClock()
     ) throws(Errno) {
         self.loop = loop
+        self.clock = clock
         self.lineHandler = lineHandler
         self.log = log
         self.admission = admission
@@ -188,6 +192,11 @@ final class SocketServer: LoopHandler {
             return
         }
         connection.state.releaseLines()
+        // The lines of one read are decided and recorded at one time (`RequestClock`).
+        clock.batch { takeLines(connection) }
+    }
+
+    private func takeLines(_ connection: Connection) {
         connection.framer.takeLines { line in
             if line.count > Connection.maxLineBytes && !Self.isAllowedLoad(line) {
                 lineTooLong(connection)

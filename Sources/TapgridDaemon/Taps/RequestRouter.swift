@@ -126,7 +126,7 @@ final class RequestRouter {
         }
         if output.engine.currentLayout != before {
             output.log.info("layout \(name) is current (op use)")
-            output.recordEndedContacts(now: Clock.monotonicNanos())
+            output.recordEndedContacts(now: output.clock.monotonic)
         }
         ReplyWriter.used(layout: name, id: id, out)
     }

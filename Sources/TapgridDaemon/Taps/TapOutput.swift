@@ -17,6 +17,8 @@ final class TapOutput {
     let eventLog: EventLog
     let log: LogSink
     let supervisor: ChildSupervisor
+    /// The time taps are decided at: the event log's, so a record's time and its tap's agree.
+    var clock: RequestClock { eventLog.clock }
     /// JSON's `null`: the source of a stream no one named (written by the core's writer).
     private static let nullSource = Array(JSONValue.null.compactJSON.utf8)
     /// `"socket"`: the source of socket clients' contacts, as a JSON string.
@@ -81,7 +83,7 @@ final class TapOutput {
         if checkOnly {
             decision = engine.check(layout: layout, x: x, y: y)
         } else {
-            let now = Clock.monotonicNanos()
+            let now = clock.monotonic
             decision = engine.tap(layout: layout, x: x, y: y, explicitLayout: name != nil, now: now)
             carryOut(&decision, x: x, y: y, now: now, source: source)
         }
@@ -125,7 +127,7 @@ final class TapOutput {
     /// no client).
     func emit(_ tap: inout ClassedTap, reply out: ByteBuffer?) {
         let source = self.source(tap.key.stream)
-        carryOut(&tap.decision, x: tap.x, y: tap.y, now: Clock.monotonicNanos(), source: source)
+        carryOut(&tap.decision, x: tap.x, y: tap.y, now: clock.monotonic, source: source)
         let decision = tap.decision
         let active = engine.active
         let hit = decision.target.map { active.hit(layout: decision.layout, slot: $0.info) }

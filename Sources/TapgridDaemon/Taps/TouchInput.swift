@@ -56,7 +56,7 @@ final class TouchInput: TouchscreenSink {
         connection.state.touched()
         output.contactsCome(from: connection)
         ReplyWriter.touchStart(id: id, into: out)
-        let now = Clock.monotonicNanos()
+        let now = output.clock.monotonic
         runTimers(now: now)
         contact(phase, key: key, x: request.x, y: request.y, layout: layout, layoutName: phase == .down ? request.layout : nil,
                 now: now, reply: out)
@@ -65,7 +65,7 @@ final class TouchInput: TouchscreenSink {
 
     /// The connection closed: its contacts end, with their cancel records.
     func connectionClosed(_ connection: Connection) {
-        let now = Clock.monotonicNanos()
+        let now = output.clock.monotonic
         for key in output.engine.endContacts(stream: connection.number) {
             output.writeTouchRecord(.cancel, key: key, x: nil, y: nil, now: now, layout: nil)
         }
@@ -132,7 +132,7 @@ final class TouchInput: TouchscreenSink {
 
     /// The loop's timer: long presses, hold repeats, ended double-tap windows.
     private func timersDue() {
-        runTimers(now: Clock.monotonicNanos())
+        runTimers(now: output.clock.monotonic)
         reschedule()
     }
 
@@ -147,7 +147,7 @@ final class TouchInput: TouchscreenSink {
     /// Ends every contact in flight (the daemon is stopping, or a new config), with their cancel records.
     func endAllContacts() {
         output.engine.endAllContacts()
-        output.recordEndedContacts(now: Clock.monotonicNanos())
+        output.recordEndedContacts(now: output.clock.monotonic)
         loop.schedule(timer, at: nil)
     }
 }

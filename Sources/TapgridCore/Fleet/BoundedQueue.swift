@@ -17,7 +17,7 @@ public struct BoundedQueue<Element> {
 
     /// Appends `element`. - Returns: false when the oldest was dropped to make room.
     @discardableResult @inlinable
-    public mutating func append(_ element: Element) -> Bool {
+    public mutating func append(_ element: consuming Element) -> Bool {
         let full = count >= capacity
         if full { head += 1 }
         items.append(element)

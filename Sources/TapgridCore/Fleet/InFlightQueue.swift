@@ -46,7 +46,8 @@ public struct InFlightQueue<Element> {
     @inlinable public var next: Element? { inFlightCount < window ? waiting.first?.element : nil }
 
     /// Queues `element` (the oldest is dropped, and counted, when full).
-    @inlinable public mutating func append(_ element: Element) {
+    /// (`consuming`: the caller's reference moves in, no retain and release per message.)
+    @inlinable public mutating func append(_ element: consuming Element) {
         if !waiting.append(Entry(order: nextOrder, element: element)) { droppedCount += 1 }
         nextOrder &+= 1
     }

@@ -33,24 +33,26 @@ public final class MQTTClient {
         handle = made
         mosquitto_user_data_set(made, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_callback_set(made) { _, object, rc in
-            MQTTClient.from(object).events.append(.connected(code: rc))
+            MQTTClient.withClient(object) { $0.events.append(.connected(code: rc)) }
         }
         mosquitto_disconnect_callback_set(made) { _, object, rc in
-            MQTTClient.from(object).events.append(.disconnected(code: rc))
+            MQTTClient.withClient(object) { $0.events.append(.disconnected(code: rc)) }
         }
         mosquitto_publish_callback_set(made) { _, object, mid in
-            MQTTClient.from(object).events.append(.published(id: mid))
+            MQTTClient.withClient(object) { $0.events.append(.published(id: mid)) }
         }
         mosquitto_subscribe_callback_set(made) { _, object, mid, count, granted in
             let levels = (0..<Int(count)).map { granted![$0] }
-            MQTTClient.from(object).events.append(.subscribed(id: mid, granted: levels))
+            MQTTClient.withClient(object) { $0.events.append(.subscribed(id: mid, granted: levels)) }
         }
         mosquitto_message_callback_set(made) { _, object, message in
             guard let message = message?.pointee else { return }
             let payload = message.payloadlen > 0
                 ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen))) : []
-            MQTTClient.from(object).events.append(.message(
-                topic: String(cString: message.topic), payload: payload, qos: message.qos, retained: message.retain))
+            MQTTClient.withClient(object) {
+                $0.events.append(.message(
+                    topic: String(cString: message.topic), payload: payload, qos: message.qos, retained: message.retain))
+            }
         }
     }
 
@@ -68,8 +70,11 @@ public final class MQTTClient {
     /// Expiries kept at most (a `maxAgeSeconds` of hours has that many values; the rest are made per message).
     static let keptExpiries = 4096
 
-    private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTClient {
-        Unmanaged<MQTTClient>.fromOpaque(object!).takeUnretainedValue()
+    /// The client a callback's user data points to, borrowed for `body` (it is alive: it made the
+    /// call that runs the callback). No retain and release per PUBACK, as `takeUnretainedValue` cost.
+    @inline(__always)
+    private static func withClient(_ object: UnsafeMutableRawPointer?, _ body: (MQTTClient) -> Void) {
+        Unmanaged<MQTTClient>.fromOpaque(object!)._withUnsafeGuaranteedRef(body)
     }
 
     /// The callbacks' events since the last call, in order.

@@ -117,6 +117,13 @@ struct HitWalker {
             let candidate = first + row * cols + column
             if rects[candidate].contains(x: x, y: y) { return hit(candidate) }
         }
+        return neighbour(first: first, count: count, cols: cols, usedCols: usedCols, row: row, column: column)
+    }
+
+    /// The rare path of `cell(of:)`: the cells around the computed one. Kept out of line, so the
+    /// common path's frame and code stay small.
+    @inline(never)
+    func neighbour(first: Int, count: Int, cols: Int, usedCols: Int, row: Int, column: Int) -> Int {
         let rows = count / cols + (count % cols == 0 ? 0 : 1)
         guard column >= -1, column <= usedCols, row >= -1, row <= rows else { return -1 }
         for r in max(row - 1, 0)...max(min(row + 1, rows - 1), 0) {

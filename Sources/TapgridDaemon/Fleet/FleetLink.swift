@@ -45,7 +45,16 @@ final class FleetLink: LoopHandler {
     /// Why the link is not connected (the last failure), nil while connected.
     private(set) var lastError: String? = "not connected yet"
     /// The live client (one per attempt); publish through it only while `isConnected`.
-    private(set) var client: MQTTClient?
+    private(set) var client: MQTTClient? {
+        didSet { clientIdentity = client.map(ObjectIdentifier.init) }
+    }
+    /// `client`'s identity: `isCurrent` compares it per delivered event (comparing the
+    /// references themselves cost a retain and a release per PUBACK).
+    private var clientIdentity: ObjectIdentifier?
+
+    /// Whether `client` is still this link's (a callback's event may have given it up).
+    @inline(__always)
+    private func isCurrent(_ client: MQTTClient) -> Bool { clientIdentity == ObjectIdentifier(client) }
     private var registration: LoopRegistration?
     /// The buffer `readAll` takes libmosquitto's callbacks' events into, kept between reads.
     @exclusivity(unchecked) private var spareEvents: [MQTTEvent] = []
@@ -290,7 +299,7 @@ final class FleetLink: LoopHandler {
 
     private func deliver(_ events: [MQTTEvent], of client: MQTTClient) {
         for event in events {
-            guard self.client === client else { return }
+            guard isCurrent(client) else { return }
             switch event {
             case .connected(let code):
                 loop.schedule(connectDeadline, at: nil)

@@ -30,7 +30,8 @@ final class Daemon: LoopHandler, DaemonControl {
     private let signals: SignalFD
     private let wake: EventFD
     private let reloader: Reloader
-    private var lifecycle = Lifecycle()
+    /// (Loop-owned: unchecked, as `EventLoop`'s wakeup properties.)
+    @exclusivity(unchecked) private var lifecycle = Lifecycle()
     /// Connections answered by the running load, and by the one queued after it.
     private var reloadWaiters: [Connection] = []
     private var nextReloadWaiters: [Connection] = []

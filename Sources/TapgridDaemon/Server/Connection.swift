@@ -46,12 +46,13 @@ final class Connection {
     /// Unchecked: only the loop thread touches it, never re-entrantly (a checked access costs a
     /// runtime call, and the tap path makes several per request).
     @exclusivity(unchecked) var state = ConnectionState()
-    var framer = LineFramer(dropsCarriageReturn: true, capacity: Connection.readChunk)
+    /// (This and the two below: loop-owned and unchecked, like `state`.)
+    @exclusivity(unchecked) var framer = LineFramer(dropsCarriageReturn: true, capacity: Connection.readChunk)
     let output = ByteBuffer(capacity: 4096)
     /// `output[..<outputOffset]` is already sent.
-    var outputOffset = 0
+    @exclusivity(unchecked) var outputOffset = 0
     /// The descriptor's registration with the loop (what it is watched for); nil when not watched.
-    var registration: LoopRegistration? = nil
+    @exclusivity(unchecked) var registration: LoopRegistration? = nil
 
     /// - Parameter descriptor: the accepted socket (nil for a connection without one, in tests).
     init(descriptor: consuming OwnedFD?, number: Int, slot: Int, token: UInt64, uid: UInt32, gids: [UInt32]) {

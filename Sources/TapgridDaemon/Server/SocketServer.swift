@@ -50,21 +50,22 @@ final class SocketServer: LoopHandler {
     /// the limit would hang in the backlog with no answer.
     var reserve = Files.openReserveDescriptor()
 
-    var connections: [Connection?] = []
+    /// (Loop-owned, as `EventLoop`'s wakeup properties: unchecked.)
+    @exclusivity(unchecked) var connections: [Connection?] = []
     var slotGenerations: [UInt32] = []
     var freeSlots: [Int] = []
-    var count = 0
+    @exclusivity(unchecked) var count = 0
     /// Connection numbers handed out so far (each accepted one's `number`, and the panel's sessions').
     var accepted = 0
     /// Every read lands here first (allocated once, for the daemon's lifetime).
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Connection.readChunk, alignment: 16)
     let scratch = ByteBuffer(capacity: 256)
     /// Connections served in this wakeup whose replies go out at its end (`sendReplies`).
-    private var toFlush: [Connection] = []
+    @exclusivity(unchecked) private var toFlush: [Connection] = []
     /// Output past which a drained or closed connection has the heap trimmed.
     static let largeOutput = 1 << 18
     /// Heap trims: at once after a quiet spell, at most one a second.
-    private var trimPacing = Pacing(intervalNanos: 1_000_000_000)
+    @exclusivity(unchecked) private var trimPacing = Pacing(intervalNanos: 1_000_000_000)
 
     /// What decides whether a peer may connect.
     struct Admission {

@@ -7,6 +7,7 @@
   event log on /dev/shm, taps pipelined 500 at a time;
 - toggle-log: the same taps on 10 columns with `"toggle": true` (each tap flips its grid's
   `active` and writes a state record beside its tap record);
+- lockstep: matrix-log's taps one at a time (a request/response client: a wakeup per tap);
 - set: `set` requests changing a named column's text (a state record each), 500 at a time.
 
 Instructions are the difference between a long and a short run divided by the extra taps, so
@@ -31,6 +32,7 @@ SHAPES = {
                             "grid": {"matrix": {"cols": 10, "count": 100, "margin": 0, "tag": 1}}}},
         "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
     }, 500),
+    "lockstep": (None, 1),
     "toggle-log": ({
         "socket": {"path": "d.sock"}, "eventLog": {"path": "/dev/shm/tapgrid-instructions.jsonl"},
         "layouts": {"pad": {"width": 1000, "height": 1000,
@@ -44,6 +46,9 @@ SHAPES = {
         "handlers": {"audit": {"type": "log"}}, "routes": [{"handler": "audit"}],
     }, 500),
 }
+# lockstep: matrix-log's taps one at a time, each answered before the next is sent (what a
+# request/response client costs per wakeup: the loop, the reads and writes, the flushes).
+SHAPES["lockstep"] = (SHAPES["matrix-log"][0], 1)
 
 def wait_for(path, seconds):
     deadline = time.time() + seconds

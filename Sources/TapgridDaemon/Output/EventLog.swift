@@ -238,9 +238,9 @@ final class EventLog {
         guard count > 0 else { return 0 }
         let written = writeBatch()
         if written < count { markNotLogged(from: written) }
-        ends.removeAll(keepingCapacity: true)
-        notLoggedMarks.removeAll(keepingCapacity: true)
-        outputs.removeAll(keepingCapacity: true)
+        ends.removeAllKeepingCapacity()
+        notLoggedMarks.removeAllKeepingCapacity()
+        outputs.removeAllKeepingCapacity()
         lastOutput = nil
         batch.removeAll(shrinkingAbove: Self.batchLimit * 2)
         return written

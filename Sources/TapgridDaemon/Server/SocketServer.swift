@@ -137,7 +137,7 @@ final class SocketServer: LoopHandler {
             connection.state.flushTaken()
             flush(connection)
         }
-        toFlush.removeAll(keepingCapacity: true)
+        toFlush.removeAllKeepingCapacity()
     }
 
     /// Every open connection.

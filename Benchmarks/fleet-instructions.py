@@ -6,7 +6,10 @@ real mosquitto. Taps go 100 at a time; each run waits until everything is acknow
 (status backlog 0), so the PUBACKs are counted too. The figure is the difference between 6,000
 and 1,000 taps divided by 5,000 (start-up, connect and shutdown cancel out).
 
-usage: fleet-instructions.py [TAPGRIDD]   (run fleet-bench.py --quick once first: it builds the C reference)""" 
+With --batch 1 the taps go one at a time, each answered before the next (request/response: a
+wakeup per tap, and the PUBACKs' wakeups between).
+
+usage: fleet-instructions.py [--batch N] [TAPGRIDD]   (run fleet-bench.py --quick once first: it builds the C reference)"""
 import sys, os, json, socket, subprocess, time, tempfile, shutil
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench
@@ -27,8 +30,8 @@ def run(name, argv, sock, n):
         if status(sock).get("mqtt", {}).get("connected"): break
         time.sleep(0.1)
     s = bench.connect(sock); f = s.makefile("rb")
-    for i in range(0, n, 100):
-        chunk = allLines[i:i+100]
+    for i in range(0, n, BATCH):
+        chunk = allLines[i:i+BATCH]
         s.sendall(b"\n".join(chunk) + b"\n")
         for _ in chunk: f.readline()
     s.close()
@@ -39,7 +42,10 @@ def run(name, argv, sock, n):
     p.terminate(); p.wait(120)
     for line in open(out):
         if line.startswith("summary:") or line.startswith("totals:"): return int(line.split()[1])
-daemon = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else bench.DAEMON
+args = sys.argv[1:]
+BATCH = int(args[args.index("--batch") + 1]) if "--batch" in args else 100
+if "--batch" in args: del args[args.index("--batch"):args.index("--batch") + 2]
+daemon = os.path.abspath(args[0]) if args else bench.DAEMON
 limit = os.path.join(bench.BUILD, "limit-server-mqtt")
 try:
     res = {}
@@ -52,7 +58,8 @@ try:
         res[("c", n)] = run("c", [limit, os.path.join(work, "c-on.sock"), leaves, "--log", os.path.join(work, "c-on"), "--mqtt", "127.0.0.1", str(port), "cref"],
                             os.path.join(work, "c-on.sock"), n)
     tg, c = ((res[(w, 6000)] - res[(w, 1000)]) / 5000 for w in ("tg", "c"))
-    print(f"  MQTT on: tapgridd {tg:,.0f}, C reference {c:,.0f} user-space instructions per tap (callgrind), {tg / c:.2f}x")
+    shape = "" if BATCH == 100 else f", taps {BATCH} at a time"
+    print(f"  MQTT on{shape}: tapgridd {tg:,.0f}, C reference {c:,.0f} user-space instructions per tap (callgrind), {tg / c:.2f}x")
 finally:
     broker.stop()
     if not os.environ.get("KEEP"): shutil.rmtree(work, ignore_errors=True)

@@ -48,7 +48,9 @@ public struct TapEngine {
     }
 
     /// The name of the current layout.
-    public var currentLayoutName: String { active.layouts[currentLayout].name }
+    /// (Inlinable: called on an engine stored in a class from another module, a getter copied
+    /// the whole engine for the call, retaining each of its arrays: the fleet asks every wakeup.)
+    @inlinable public var currentLayoutName: String { active.layouts[currentLayout].name }
 
     /// The layout a request aims at: the named one, or the current one when `name` is nil.
     /// - Returns: nil when no layout has that name.

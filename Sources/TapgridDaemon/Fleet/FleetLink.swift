@@ -294,10 +294,17 @@ final class FleetLink: LoopHandler {
 
     /// Hands the callbacks' events to the delegate.
     private func deliver(_ client: MQTTClient) {
-        deliver(client.takeEvents(), of: client)
+        // Through the spare buffer as `readAll` does: `takeEvents()` left the client an empty
+        // array without capacity, which the next callback's append allocated anew.
+        var events = spareEvents
+        spareEvents = []
+        client.takeEvents(into: &events)
+        defer { spareEvents = events }
+        if !events.isEmpty { deliver(events, of: client) }
     }
 
     private func deliver(_ events: [MQTTEvent], of client: MQTTClient) {
+        let delegate = self.delegate  // one strong load of the unowned reference, not one per event
         for event in events {
             guard isCurrent(client) else { return }
             switch event {

@@ -3,7 +3,8 @@
 panel on a free loopback port:
 
   socket taps with 50 streams   request/response taps per second from Benchmarks/load-client.c,
-                                with no event stream open vs 50 open (read by one process),
+                                with no event stream open vs 50 open (read by one process,
+                                Benchmarks/stream-reader.c),
                                 medians of interleaved rounds; target >= 0.9x. Each stream's tap
                                 events are counted: with the taps its `skipped` events counted they
                                 must make up every tap of the round (the event log's records).
@@ -19,7 +20,7 @@ usage: panel-bench.py [--quick] [--rounds N] [--streams-only] [--no-pin]
   --streams-only: the first figure alone, with each stream's count of tap events
   --no-pin: the daemon, the load client and the streams' reader share every CPU (by default,
             with two or more, the daemon and the client share the first, the reader has the second)"""
-import json, os, selectors, socket, statistics, subprocess, sys, tempfile, shutil, time
+import json, os, socket, statistics, subprocess, sys, tempfile, shutil, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "Benchmarks")
@@ -28,108 +29,7 @@ sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "panel"))
 bench = __import__("bench")
 
-READER = r'''
-# Opens COUNT event streams, says "open" once each has its layout, then reads them all. Each line
-# on stdin ("report") makes it read on until the streams have been quiet for 0.3 s, then print
-# each stream's count since the last report: [tap events, taps counted by skipped events, closed].
-# The stream's text is taken out of HTTP/1.1's chunked framing ("<hex size>\r\n<data>\r\n")
-# when its answer has it: an event can be split by a chunk's framing as by a read.
-import json, re, selectors, socket, sys, time
-port, count = int(sys.argv[1]), int(sys.argv[2])
-TAP, SKIPPED = b"event: tap\n", re.compile(rb'event: skipped\ndata: \{"taps":(\d+)\}')
-KEEP = 64  # the stream's last bytes, kept for an event split between two reads or chunks
-
-
-class Stream:
-    def __init__(self):
-        self.head = b""      # the answer's headers until they are complete (then None)
-        self.chunked = False
-        self.left = 0        # bytes of the current chunk still to come
-        self.framing = b""   # a chunk's size line, as far as it came
-        self.tail = b""
-        self.taps = self.skipped = 0
-        self.open = self.closed = False
-
-    def take(self, data):
-        if self.head is not None:
-            self.head += data
-            if b"\r\n\r\n" not in self.head:
-                return
-            head, data = self.head.split(b"\r\n\r\n", 1)
-            self.head = None
-            self.chunked = b"chunked" in head.lower()
-        if not self.chunked:
-            return self.text(data)
-        at = 0
-        while at < len(data):
-            if self.left:
-                piece = data[at:at + self.left]
-                self.text(piece)
-                self.left -= len(piece)
-                at += len(piece)
-                continue
-            end = data.find(b"\n", at)
-            if end < 0:
-                self.framing += data[at:]
-                return
-            line = (self.framing + data[at:end]).strip()
-            self.framing = b""
-            at = end + 1
-            if line:  # the CRLF after a chunk's data is an empty line
-                self.left = int(line.split(b";")[0], 16)
-
-    def text(self, data):
-        tail = self.tail
-        self.taps += data.count(TAP) + (tail[-len(TAP) + 1:] + data[:len(TAP) - 1]).count(TAP)
-        if b"skipped" in data or b"skipped" in tail + data[:KEEP]:
-            for m in SKIPPED.finditer(tail + data):
-                if m.end() > len(tail):
-                    self.skipped += int(m.group(1))
-        self.tail = data[-KEEP:] if len(data) >= KEEP else (tail + data)[-KEEP:]
-        if not self.open and b"event: layout" in tail + data:
-            self.open = True
-            return True
-
-
-selector = selectors.DefaultSelector()
-streams = []
-for i in range(count):
-    s = socket.create_connection(("127.0.0.1", port))
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)  # readers that keep up
-    s.sendall(b"GET /events?session=bench%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (i, port))
-    s.setblocking(False)
-    streams.append(Stream())
-    selector.register(s, selectors.EVENT_READ, streams[-1])
-selector.register(sys.stdin, selectors.EVENT_READ, None)
-opened = 0
-reporting = None  # when the streams were last active, while a report waits
-while True:
-    events = selector.select(0.05 if reporting else None)
-    if reporting and time.monotonic() - reporting > 0.3:
-        print(json.dumps([[s.taps, s.skipped, s.closed] for s in streams]), flush=True)
-        for s in streams:
-            s.taps = s.skipped = 0
-        reporting = None
-    for key, _ in events:
-        if key.data is None:
-            if not sys.stdin.readline():
-                sys.exit(0)
-            reporting = time.monotonic()
-            continue
-        data = key.fileobj.recv(1 << 20)
-        if not data:
-            key.data.closed = True
-            selector.unregister(key.fileobj)
-            continue
-        if reporting:
-            reporting = time.monotonic()
-        was_open = key.data.open
-        key.data.take(data)
-        if key.data.open and not was_open:
-            opened += 1
-            if opened == count:
-                print("open", flush=True)
-'''
+READER = os.path.join(bench.BUILD, "stream-reader")  # Benchmarks/stream-reader.c
 
 
 from support import free_port  # noqa: E402
@@ -195,7 +95,7 @@ def main():
         for r in range(rounds):
             for streams in (["0", "50"] if r % 2 == 0 else ["50", "0"]):
                 if streams == "50":
-                    reader = subprocess.Popen([sys.executable, "-c", READER, str(port), "50"], stdin=subprocess.PIPE,
+                    reader = subprocess.Popen([READER, str(port), "50"], stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE, text=True)
                     if reader.stdout.readline().strip() != "open":
                         raise SystemExit("the 50 event streams did not open")

@@ -1,15 +1,34 @@
 import CMicroHTTPD
 import TapgridSystem
 
+/// Bytes several event streams send alike (a batch of events): copied once, queued on each
+/// stream without a copy of its own, freed when the last stream has handed them to libmicrohttpd.
+public final class HTTPSharedBytes {
+    let start: UnsafeMutableRawPointer
+    public let count: Int
+
+    public init(copying bytes: UnsafeRawBufferPointer) {
+        count = bytes.count
+        start = .allocate(byteCount: max(count, 1), alignment: 1)
+        if let source = bytes.baseAddress { start.copyMemory(from: source, byteCount: count) }
+    }
+
+    deinit { start.deallocate() }
+}
+
 /// A response that stays open (Server-Sent Events): bytes queued with `send` go out as the
 /// client takes them. While nothing waits the connection is suspended
 /// (`MHD_suspend_connection`), so libmicrohttpd does not call back in a busy loop; `send`
 /// resumes it (`MHD_resume_connection`). A suspended connection does not notice its client
 /// leaving: the owner's periodic heartbeat `send` is what finds dead streams.
 public final class HTTPEventStream {
-    /// Queued bytes not yet taken by libmicrohttpd; the first `taken` of them are gone.
-    private var queued: [UInt8] = []
+    /// Queued bytes not yet taken by libmicrohttpd: from `queue[first]`, whose first `taken`
+    /// bytes are gone, to the end.
+    private var queue: [HTTPSharedBytes] = []
+    private var first = 0
     private var taken = 0
+    /// Bytes queued and not yet handed to libmicrohttpd.
+    public private(set) var backlog = 0
     private var suspended = false
     private var closing = false
     /// Its connection closed and the response was freed: sends are dropped.
@@ -27,12 +46,17 @@ public final class HTTPEventStream {
 
     public init() {}
 
-    /// Bytes queued and not yet handed to libmicrohttpd.
-    public var backlog: Int { queued.count - taken }
-
+    /// Queues a copy of `bytes`.
     public func send(_ bytes: UnsafeRawBufferPointer) {
         guard !ended, !closing else { return }
-        queued.append(contentsOf: bytes)
+        send(HTTPSharedBytes(copying: bytes))
+    }
+
+    /// Queues `bytes` as they are (other streams may queue the same).
+    public func send(_ bytes: HTTPSharedBytes) {
+        guard !ended, !closing, bytes.count > 0 else { return }
+        queue.append(bytes)
+        backlog += bytes.count
         wake()
     }
 
@@ -50,21 +74,26 @@ public final class HTTPEventStream {
         server?.resumed = true
     }
 
-    /// libmicrohttpd wants up to `max` bytes.
+    /// libmicrohttpd wants up to `max` bytes: as many as are queued, from as many sends.
     func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
-        let waiting = queued.count - taken
-        if waiting > 0 {
-            let count = min(waiting, max)
-            queued.withUnsafeBytes { source in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress! + taken, byteCount: count)
-            }
+        var written = 0
+        while written < max, first < queue.count {
+            let bytes = queue[first]
+            let count = min(bytes.count - taken, max - written)
+            UnsafeMutableRawPointer(buffer + written).copyMemory(from: bytes.start + taken, byteCount: count)
+            written += count
             taken += count
-            if taken == queued.count {
-                queued.removeAll(keepingCapacity: queued.capacity <= 65_536)
+            if taken == bytes.count {
+                first += 1
                 taken = 0
             }
-            return count
         }
+        if first == queue.count, first > 0 {
+            queue.removeAll(keepingCapacity: true)
+            first = 0
+        }
+        backlog -= written
+        if written > 0 { return written }
         if closing { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
         if let connection {
             suspended = true
@@ -77,8 +106,10 @@ public final class HTTPEventStream {
         hangup = nil
         ended = true
         connection = nil
-        queued = []
+        queue = []
+        first = 0
         taken = 0
+        backlog = 0
     }
 
     /// Before the server stops: no connection may stay suspended.

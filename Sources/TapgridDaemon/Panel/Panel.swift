@@ -162,7 +162,9 @@ final class Panel: LoopHandler, HTTPHandler {
     }
 
     private func beat() {
-        for (_, entry) in streams { send(PanelDocuments.heartbeat, to: entry.stream) }
+        let heartbeat = HTTPSharedBytes(copying: UnsafeRawBufferPointer(
+            start: PanelDocuments.heartbeat.utf8Start, count: PanelDocuments.heartbeat.utf8CodeUnitCount))
+        for (_, entry) in streams { send(heartbeat, to: entry.stream) }
     }
 
     // MARK: - Requests

@@ -64,6 +64,24 @@ extension Panel {
             return
         }
         stream.send(bytes)
+        if stream.waitsForWritable { watchWrites(stream) }
+    }
+
+    /// The stream's socket is watched for writable while it is full (`waitsForWritable`), for
+    /// hang-ups alone otherwise.
+    func watchWrites(_ stream: HTTPEventStream) {
+        let id = ObjectIdentifier(stream)
+        guard var watch = streams[id]?.watch else {
+            if stream.waitsForWritable { stream.close() }  // nothing would say when it has room
+            return
+        }
+        do throws(Errno) {
+            try loop.modify(&watch.0, events: stream.waitsForWritable ? [.readHangup, .writable] : .readHangup)
+            streams[id]?.watch = watch
+        } catch {
+            log.warning("panel: cannot watch an event stream for room: \(error)")
+            stream.close()
+        }
     }
 
     /// Frames the event `name` with `data` and adds it to the batch for every stream (its timer

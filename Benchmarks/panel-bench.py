@@ -24,10 +24,10 @@ import json, os, socket, statistics, subprocess, sys, tempfile, shutil, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "Benchmarks")
-DAEMON = os.path.join(ROOT, ".build", "release", "tapgridd")
 sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "panel"))
 bench = __import__("bench")
+DAEMON = bench.DAEMON  # .build/release/tapgridd, or TAPGRIDD=path for a before/after comparison
 
 READER = os.path.join(bench.BUILD, "stream-reader")  # Benchmarks/stream-reader.c
 

@@ -36,37 +36,50 @@ struct stream {
     long taps, skipped;
 };
 
-static char scratch[KEEP + BUFFER];
-
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Counts the events in `data` (stream text), with the carry from before: an event counts when
- * it ends past the carry (the ones inside it were counted with the bytes before). */
-static void text(struct stream *s, const char *data, size_t n) {
+/* Counts the events of `buf` that start in [from, to) and end past `after` (complete ones only). */
+static void scan(struct stream *s, const char *buf, size_t len, size_t from, size_t to, size_t after) {
     static const char tap[] = "event: tap\n", skip[] = "event: skipped\ndata: {\"taps\":";
-    memcpy(scratch, s->carry, s->carry_len);
-    memcpy(scratch + s->carry_len, data, n);
-    size_t total = s->carry_len + n;
-    const char *end = scratch + total, *p = scratch;
-    while ((p = memmem(p, end - p, "event: ", 7))) {
-        if ((size_t)(end - p) >= sizeof tap - 1 && !memcmp(p, tap, sizeof tap - 1)) {
-            if ((size_t)(p - scratch) + sizeof tap - 1 > s->carry_len) s->taps++;
-        } else if ((size_t)(end - p) >= sizeof skip - 1 && !memcmp(p, skip, sizeof skip - 1)) {
+    const char *end = buf + len, *p = buf + from;
+    while (p < buf + to && (p = memmem(p, end - p, "event: ", 7)) && p < buf + to) {
+        size_t left = (size_t)(end - p);
+        if (left >= sizeof tap - 1 && !memcmp(p, tap, sizeof tap - 1)) {
+            if ((size_t)(p - buf) + sizeof tap - 1 > after) s->taps++;
+        } else if (left >= sizeof skip - 1 && !memcmp(p, skip, sizeof skip - 1)) {
             const char *q = p + sizeof skip - 1;
             long count = 0;
             while (q < end && *q >= '0' && *q <= '9') count = count * 10 + (*q++ - '0');
-            if (q < end && *q == '}' && (size_t)(q - scratch) >= s->carry_len) s->skipped += count;
-        } else if (!s->open && (size_t)(end - p) >= 13 && !memcmp(p, "event: layout", 13)) {
+            if (q < end && *q == '}' && (size_t)(q - buf) >= after) s->skipped += count;
+        } else if (!s->open && left >= 13 && !memcmp(p, "event: layout", 13)) {
             s->open = 1;
         }
         p += 7;
     }
-    s->carry_len = total < KEEP ? total : KEEP;
-    memmove(s->carry, end - s->carry_len, s->carry_len);
+}
+
+/* Counts the events of `data` (stream text) as each becomes complete: those that start in the
+ * carry (the last bytes before) and end in `data`, then those wholly in `data`. */
+static void text(struct stream *s, const char *data, size_t n) {
+    char joint[2 * KEEP];
+    size_t head = n < KEEP ? n : KEEP;
+    memcpy(joint, s->carry, s->carry_len);
+    memcpy(joint + s->carry_len, data, head);
+    scan(s, joint, s->carry_len + head, 0, s->carry_len, s->carry_len);
+    scan(s, data, n, 0, n, 0);
+    size_t total = s->carry_len + n;
+    if (n >= KEEP) {
+        memcpy(s->carry, data + n - KEEP, KEEP);
+        s->carry_len = KEEP;
+    } else {
+        size_t keep = total < KEEP ? total : KEEP;
+        memmove(s->carry, joint + s->carry_len + head - keep, keep);
+        s->carry_len = keep;
+    }
 }
 
 static void take(struct stream *s, const char *data, size_t n) {

@@ -50,7 +50,7 @@ def daemon_config(work, name, grid):
 
 def build():
     os.makedirs(BUILD, exist_ok=True)
-    for name, extra in (("load-client", ["-pthread"]), ("limit-server", [])):
+    for name, extra in (("load-client", ["-pthread"]), ("limit-server", []), ("stream-reader", [])):
         source = os.path.join(BENCH, name + ".c")
         binary = os.path.join(BUILD, name)
         if not os.path.exists(binary) or os.path.getmtime(binary) < os.path.getmtime(source):

@@ -45,6 +45,18 @@ static inline struct MHD_Daemon *tg_mhd_start(
         MHD_OPTION_END);
 }
 
+/// An event stream's response: MHD_create_response_from_callback of unknown size, sent without
+/// HTTP/1.1's chunked framing (MHD_RF_HTTP_1_0_COMPATIBLE_STRICT: the body ends when the
+/// connection closes, as a stream's always does). So libmicrohttpd asks `crc` for up to
+/// `block_size` bytes into the response's own buffer and sends them from there, where chunks
+/// were cut to what the connection's memory limit left free (about 32 KiB) and copied once more.
+static inline struct MHD_Response *tg_mhd_stream_response(
+    size_t block_size, MHD_ContentReaderCallback crc, void *crc_cls, MHD_ContentReaderFreeCallback crfc) {
+    struct MHD_Response *response = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size, crc, crc_cls, crfc);
+    if (response) MHD_set_response_options(response, MHD_RF_HTTP_1_0_COMPATIBLE_STRICT, MHD_RO_END);
+    return response;
+}
+
 /// MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD)'s descriptor, or -1.
 static inline int tg_mhd_epoll_fd(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);

@@ -104,6 +104,12 @@ public enum FD {
         IOResult(try SystemCall.nonBlocking { Glibc.send(fd, bytes.baseAddress, bytes.count, CInt(MSG_NOSIGNAL)) })
     }
 
+    /// `send` with `MSG_DONTWAIT` as well: never waits, even on a socket another library made
+    /// (an event stream's, libmicrohttpd's connection).
+    public static func sendNow(_ fd: CInt, _ bytes: UnsafeRawBufferPointer) throws(Errno) -> IOResult {
+        IOResult(try SystemCall.nonBlocking { Glibc.send(fd, bytes.baseAddress, bytes.count, CInt(MSG_NOSIGNAL) | CInt(MSG_DONTWAIT)) })
+    }
+
     /// Writes all of `bytes` to a *blocking* descriptor, looping over short writes and `EINTR`
     /// (the event log, stderr). The corresponding C function is `write`.
     /// - Throws: `Errno`; `EAGAIN` if the descriptor is non-blocking and full.

@@ -24,6 +24,7 @@ import Testing
         #expect(text(batch.bytes(forBacklog: 0)) == text(tap1.withUnsafeBytes { $0 }) + text(state.withUnsafeBytes { $0 }) + text(tap2.withUnsafeBytes { $0 }))
         #expect(text(batch.bytes(forBacklog: PanelBatch.shedBacklog)) == text(batch.bytes(forBacklog: 0)), "at the limit: still every event")
         #expect(text(batch.bytes(forBacklog: PanelBatch.shedBacklog + 1)) == "event: state\ndata: {\"path\":\"0\"}\n\nevent: skipped\ndata: {\"taps\":2}\n\n")
+        #expect(!batch.isLean(forBacklog: PanelBatch.shedBacklog) && batch.isLean(forBacklog: PanelBatch.shedBacklog + 1))
         batch.clear()
         #expect(batch.isEmpty && batch.taps == 0)
         // Within the interval of the last batch, the next waits for it.
@@ -36,5 +37,6 @@ import Testing
         _ = layout.withUnsafeBytes { batch.add($0, isTap: false, now: 5) }
         batch.seal(now: 5)
         #expect(text(batch.bytes(forBacklog: 1 << 30)) == text(layout.withUnsafeBytes { $0 }), "no skipped event without taps")
+        #expect(!batch.isLean(forBacklog: 1 << 30), "one batch for all: the daemon copies it once")
     }
 }

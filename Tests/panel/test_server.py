@@ -151,9 +151,10 @@ class Stream:
 
     def _read(self):
         self.go.wait()
-        wire = b""        # bytes as they came: headers, then chunked framing
+        wire = b""        # bytes as they came: headers, then chunked framing (if the answer has it)
         body = b""        # the stream's text, de-chunked
         headers_done = False
+        chunked = False
         try:
             while True:
                 chunk = self.sock.recv(65536)
@@ -169,8 +170,9 @@ class Stream:
                             continue
                         head, wire = wire.split(b"\r\n\r\n", 1)
                         headers_done = True
-                        if b"chunked" not in head.lower():
-                            body, wire = wire, b""
+                        chunked = b"chunked" in head.lower()
+                    if not chunked:  # the stream's text as it comes, until the connection closes
+                        body, wire = body + wire, b""
                     # Chunked framing: "<hex size>\r\n<data>\r\n", ending with size 0.
                     while b"\r\n" in wire:
                         size_line, rest = wire.split(b"\r\n", 1)

@@ -43,8 +43,11 @@ public final class PanelBatch {
 
     /// What a stream with `backlog` bytes not yet taken gets of the sealed batch.
     public func bytes(forBacklog backlog: Int) -> UnsafeRawBufferPointer {
-        backlog > Self.shedBacklog && taps > 0 ? lean.bytes : full.bytes
+        isLean(forBacklog: backlog) ? lean.bytes : full.bytes
     }
+
+    /// A stream with `backlog` bytes not yet taken gets the lean batch (it has taps to leave out).
+    public func isLean(forBacklog backlog: Int) -> Bool { backlog > Self.shedBacklog && taps > 0 }
 
     /// Handed out: empty again (a batch a burst grew goes back to its usual size).
     public func clear() {

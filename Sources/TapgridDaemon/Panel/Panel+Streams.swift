@@ -57,19 +57,31 @@ extension Panel {
         }
     }
 
-    func send(_ text: StaticString, to stream: HTTPEventStream) {
-        send(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount), to: stream)
-    }
-
-    /// Queues bytes for one stream; a client that takes none of a megabyte is closed (its page
-    /// reconnects and starts from the current layout).
-    private func send(_ bytes: UnsafeRawBufferPointer, to stream: HTTPEventStream) {
+    func send(_ bytes: HTTPSharedBytes, to stream: HTTPEventStream) {
         if stream.backlog > Self.maxStreamBacklog {
             log.warning("panel: an event stream took none of \(stream.backlog) bytes; closing it")
             stream.close()
             return
         }
         stream.send(bytes)
+        if stream.waitsForWritable { watchWrites(stream) }
+    }
+
+    /// The stream's socket is watched for writable while it is full (`waitsForWritable`), for
+    /// hang-ups alone otherwise.
+    func watchWrites(_ stream: HTTPEventStream) {
+        let id = ObjectIdentifier(stream)
+        guard var watch = streams[id]?.watch else {
+            if stream.waitsForWritable { stream.close() }  // nothing would say when it has room
+            return
+        }
+        do throws(Errno) {
+            try loop.modify(&watch.0, events: stream.waitsForWritable ? [.readHangup, .writable] : .readHangup)
+            streams[id]?.watch = watch
+        } catch {
+            log.warning("panel: cannot watch an event stream for room: \(error)")
+            stream.close()
+        }
     }
 
     /// Frames the event `name` with `data` and adds it to the batch for every stream (its timer
@@ -80,11 +92,24 @@ extension Panel {
         if let due = batch.add(scratch.bytes, isTap: isTap, now: Clock.monotonicNanos()) { loop.schedule(flushTimer, at: due) }
     }
 
-    /// Hands the batch to every stream (the lean one to those behind).
+    /// Hands the batch to every stream (the lean one to those behind): each kind copied once and
+    /// shared by the streams that get it.
     func flush() {
         guard !batch.isEmpty else { return }
         batch.seal(now: Clock.monotonicNanos())
-        for (_, entry) in streams { send(batch.bytes(forBacklog: entry.stream.backlog), to: entry.stream) }
+        var full: HTTPSharedBytes?, lean: HTTPSharedBytes?
+        for (_, entry) in streams {
+            let backlog = entry.stream.backlog
+            let bytes: HTTPSharedBytes
+            if batch.isLean(forBacklog: backlog) {
+                bytes = lean ?? HTTPSharedBytes(copying: batch.bytes(forBacklog: backlog))
+                lean = bytes
+            } else {
+                bytes = full ?? HTTPSharedBytes(copying: batch.bytes(forBacklog: backlog))
+                full = bytes
+            }
+            send(bytes, to: entry.stream)
+        }
         batch.clear()
         loop.schedule(flushTimer, at: nil)
         // The streams it resumed are served by `endOfWakeup`'s run, never from here: `flush` is

@@ -121,8 +121,14 @@ final class Panel: LoopHandler, HTTPHandler {
 
     func handle(token: UInt64, events: EpollEvents) {
         guard token != 0 else { return runServer() }
+        guard let stream = watched[token] else { return }
+        if events.isDisjoint(with: [.readHangup, .hangup, .error]) {
+            // A full stream's socket has room again.
+            stream.writeQueued()
+            return watchWrites(stream)
+        }
         // A stream's client hung up: end it now (its place frees, its session starts its 10 s).
-        guard let stream = watched.removeValue(forKey: token) else { return }
+        watched[token] = nil
         if let watch = streams[ObjectIdentifier(stream)]?.watch {
             loop.unregister(watch.0)
             streams[ObjectIdentifier(stream)]?.watch = nil
@@ -162,7 +168,9 @@ final class Panel: LoopHandler, HTTPHandler {
     }
 
     private func beat() {
-        for (_, entry) in streams { send(PanelDocuments.heartbeat, to: entry.stream) }
+        let heartbeat = HTTPSharedBytes(copying: UnsafeRawBufferPointer(
+            start: PanelDocuments.heartbeat.utf8Start, count: PanelDocuments.heartbeat.utf8CodeUnitCount))
+        for (_, entry) in streams { send(heartbeat, to: entry.stream) }
     }
 
     // MARK: - Requests

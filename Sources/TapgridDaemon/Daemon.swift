@@ -190,8 +190,8 @@ final class Daemon: LoopHandler, DaemonControl {
         if lifecycle.isStopping && lifecycle.phase != .stopped { progress() }
         cellsFile.endOfWakeup()
         guard let outbox = output.outbox else { return }
-        fleet?.endOfWakeup(outbox.events)
-        panel?.endOfWakeup(outbox.events)
+        fleet?.endOfWakeup(outbox)
+        panel?.endOfWakeup(outbox)
         outbox.clear()
     }
 

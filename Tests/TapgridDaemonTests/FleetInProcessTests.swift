@@ -135,7 +135,7 @@ final class FakeControl: DaemonControl {
         /// which a publishing round that had to wait (one ran less than 2 ms before) runs.
         func endWakeup() {
             taps.output.endOfWakeup()
-            fleet.endOfWakeup(outbox.events)
+            fleet.endOfWakeup(outbox)
             outbox.clear()
             loop.advance(by: Fleet.pumpIntervalNanos)
         }

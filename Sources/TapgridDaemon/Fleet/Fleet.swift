@@ -208,18 +208,18 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
 
     /// The fleet's phase of the wakeup's end (`Daemon.endWakeup`, after the event log's): the
     /// wakeup's taps become actions and its state changes retained state, then a publishing round.
-    func endOfWakeup(_ events: [Outbox.Event]) {
+    func endOfWakeup(_ outbox: Outbox) {
         // The wakeup's actions were all queued now: one clock read, not one per tap (a tenth
         // of the clock's share of a pipelined run, perf record).
-        let now = events.isEmpty ? 0 : loop.now
-        for event in events {
+        let now = outbox.events.isEmpty ? 0 : loop.now
+        outbox.forEach { event, active in
             switch event {
-            case .tap(let decision, _, let active): tapDecided(decision, active: active, now: now)
-            case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+            case .tap(let decision, _): tapDecided(decision, active: active, now: now)
+            case .state(let layout, let grid, let state): stateChanged(layout: layout, grid: grid, state: state, active: active)
             case .screen(let state): publishScreen(state)
             }
         }
-        afterWakeup(quiet: events.isEmpty)
+        afterWakeup(quiet: outbox.events.isEmpty)
     }
 
     /// - Parameter now: when its action is queued (monotonic ns).

@@ -149,12 +149,12 @@ final class Panel: LoopHandler, HTTPHandler {
     /// The panel's phase of the wakeup's end (`Daemon.endWakeup`, after the event log's: the
     /// records of this wakeup are written before its events go): the wakeup's taps and state
     /// changes join the streams' batch, a changed layout is shown, resumed streams are served.
-    func endOfWakeup(_ events: [Outbox.Event]) {
+    func endOfWakeup(_ outbox: Outbox) {
         if !streams.isEmpty {
-            for event in events {
+            outbox.forEach { event, active in
                 switch event {
-                case .tap(let decision, let source, let active): tapDecided(decision, source: source, active: active)
-                case .state(let layout, let grid, let state, let active): stateChanged(layout: layout, grid: grid, state: state, active: active)
+                case .tap(let decision, let source): tapDecided(decision, source: source, active: active)
+                case .state(let layout, let grid, let state): stateChanged(layout: layout, grid: grid, state: state, active: active)
                 case .screen(let state): screenChanged(state)
                 }
             }

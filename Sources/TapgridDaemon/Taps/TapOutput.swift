@@ -155,8 +155,8 @@ final class TapOutput {
         if decision.storedValue, let outbox, let target = decision.target {
             // A slider's value became its state (docs/touch.md "Sliders"): the page and the
             // fleet's retained state follow; the tap's record carries the value, so no state record.
-            outbox.append(.state(layout: decision.layout, grid: target.grid,
-                                 engine.cellState(layout: decision.layout, grid: target.grid), active: engine.active))
+            let state = engine.cellState(layout: decision.layout, grid: target.grid)
+            withActive { outbox.append(.state(layout: decision.layout, grid: target.grid, state), active: $0) }
         }
         switch decision.action {
         case .none:
@@ -175,7 +175,7 @@ final class TapOutput {
             let queued = mqttHandler?.publishHandlerMessage(decision) ?? false
             engine.settle(&decision, outcome: queued ? .dispatched : .busy, reason: nil, now: now)
         }
-        if let outbox { outbox.append(.tap(decision, source: source, active: engine.active)) }
+        if let outbox { withActive { outbox.append(.tap(decision, source: source), active: $0) } }
     }
 
     private func spawn(_ decision: inout TapDecision, x: Double, y: Double, now: UInt64) {
@@ -246,7 +246,7 @@ final class TapOutput {
 
     /// A state change's record (docs/cell-state.md), staged like a tap's.
     func recordState(_ update: TapEngine.CellUpdate, source: StateRecord.Source) {
-        if let outbox { outbox.append(.state(layout: update.layout, grid: update.grid, update.state, active: engine.active)) }
+        if let outbox { withActive { outbox.append(.state(layout: update.layout, grid: update.grid, update.state), active: $0) } }
         guard eventLog.isEnabled else { return }
         let layout = engine.active.layouts[update.layout]
         StateRecord.write(
@@ -262,7 +262,7 @@ final class TapOutput {
     @discardableResult
     func recordScreen(_ state: ScreenState, reason: ScreenReason) -> UInt64 {
         let seq = engine.takeSeq()
-        if let outbox { outbox.append(.screen(state)) }
+        if let outbox { withActive { outbox.append(.screen(state), active: $0) } }
         guard eventLog.isEnabled else { return seq }
         ScreenRecord.write(seq: seq, state: state, reason: reason, into: eventLog.begin())
         eventLog.stage()

@@ -306,7 +306,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
         }
         guard !pumpScheduled else { return }
         if pumpPacing.mayRun(now: now) {
-            pump()
+            pump(now: now)
         } else if hasWork {
             pumpScheduled = true
             loop.schedule(pumpTimer, at: pumpPacing.due(now: now))
@@ -319,8 +319,10 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             || link.wantsWrite
     }
 
-    func pump() {
-        pumpPacing.ran(at: loop.now)
+    /// - Parameter now: the caller's clock read, when it has one (a read less per round).
+    func pump(now: UInt64? = nil) {
+        let now = now ?? loop.now
+        pumpPacing.ran(at: now)
         guard link.isConnected else { return }
         let writes = output.eventLog.writes
         if let feed, writes != eventLogWrites || feed.inFlightCount < Self.window {
@@ -331,7 +333,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             guard let mid = publish(topics.events, record) else { break }
             memoryEvents.sent(mid: mid)
         }
-        drainActions(now: loop.now)
+        drainActions(now: now)
         link.flush()
     }
 

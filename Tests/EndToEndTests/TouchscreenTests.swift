@@ -431,7 +431,9 @@ final class TouchRuns: @unchecked Sendable {  // built once, then only read
 
     private func stopAll() {
         guard let runs = try? result.get() else { return }
-        let all = [runs.plain, runs.rotated, runs.seat, runs.replug, runs.denied, runs.seatDenied, runs.uninitialized, runs.unplugMidContact, runs.unplugMidContactSeat, runs.screen]
+        // Every run `Runs` holds, found by reflection: a list written out by hand missed `slider`,
+        // whose daemon outlived each test run.
+        let all = Mirror(reflecting: runs).children.compactMap { $0.value as? TouchRun }
         // Every daemon first, so the umockdev-runs end (and clean up) together.
         for run in all where run.process.isRunning {
             if let pid = run.daemonPID { kill(pid, SIGKILL) }

@@ -27,7 +27,7 @@ extension EventRecord {
         let raw = UnsafeRawPointer(base)
         while i + 8 <= line.count {
             let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if Self.hasByte(word, 0x22) || Self.hasByte(word, 0x5C) { break }
+            if ByteWord.matches(word, 0x22) | ByteWord.matches(word, 0x5C) != 0 { break }
             i += 8
         }
         while i < line.count && base[i] != 0x22 {
@@ -40,13 +40,6 @@ extension EventRecord {
         if has(#""event":"touch""#, in: line, at: i + 1) { return true }
         if has(#""event":"#, in: line, at: i + 1) { return false }
         return nil
-    }
-
-    /// Whether any byte of `word` is `byte` (the classic has-zero-byte test on `word ^ byte...`).
-    @inline(__always)
-    static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
-        let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
-        return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
     /// Whether `line` holds `text` at `offset` (no allocation: a static string's own bytes).

@@ -58,10 +58,8 @@ public struct LineFramer {
         return finished
     }
 
-    /// The first `\n` in `bytes[start...]`, eight bytes at a time: a request line is about 20
-    /// bytes, and the byte loop cost 130 instructions per tap (callgrind) where this costs 40.
-    /// The zero-byte test `(v - 0x01..) & ~v & 0x80..` on `word ^ 0x0A..` flags the first `\n`
-    /// exactly (a borrow can only flag bytes after a true one).
+    /// The first `\n` in `bytes[start...]`, eight bytes at a time (`ByteWord`): a request line is
+    /// about 20 bytes, and the byte loop cost 130 instructions per tap (callgrind) where this costs 40.
     @inline(__always)
     static func firstNewline(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
@@ -69,8 +67,7 @@ public struct LineFramer {
         var i = start
         while i + 8 <= n {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-            let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
-            let flags = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+            let flags = ByteWord.matches(word, 0x0A)
             if flags != 0 { return i + flags.trailingZeroBitCount >> 3 }
             i += 8
         }

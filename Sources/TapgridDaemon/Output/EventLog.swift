@@ -176,8 +176,7 @@ final class EventLog {
     /// Starts a record with its time and run id after the staged ones; the caller appends the
     /// rest (ending in `}\n`) to the buffer returned, then calls `stage`.
     func begin() -> ByteBuffer {
-        let now = clock.realtime
-        head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
+        writeHead()
         return batch
     }
 
@@ -185,9 +184,15 @@ final class EventLog {
     /// rather than returned (the returned reference cost a retain and a release per tap).
     @inline(__always)
     func withRecord(_ body: (ByteBuffer) -> Void) {
+        writeHead()
+        body(batch)
+    }
+
+    /// A record's time and run id, after the staged records.
+    @inline(__always)
+    private func writeHead() {
         let now = clock.realtime
         head.write(seconds: now.seconds, nanoseconds: now.nanoseconds, into: batch)
-        body(batch)
     }
 
     /// Keeps the record begun by `begin` for the next `writeStaged`, with where in `output` its

@@ -17,7 +17,8 @@ public enum MQTTEvent: Sendable, Equatable {
 /// One libmosquitto client driven by the caller's loop: no thread of the library's
 /// (`mosquitto_loop_start` and `mosquitto_loop` are never called). The owner polls ``socket``,
 /// calls ``loopRead()`` when readable, ``loopWrite()`` when writable and ``wantWrite`` says so,
-/// ``loopMisc()`` about once a second, then takes the callbacks' ``takeEvents()``.
+/// ``loopMisc()`` about once a second, then takes the callbacks' events with
+/// ``takeEvents(into:)`` (``takeEvents()`` leaves the client a buffer without capacity).
 /// Not thread-safe: one thread (the loop's) uses it.
 public final class MQTTClient {
     private let handle: OpaquePointer

@@ -209,9 +209,9 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
     /// The fleet's phase of the wakeup's end (`Daemon.endWakeup`, after the event log's): the
     /// wakeup's taps become actions and its state changes retained state, then a publishing round.
     func endOfWakeup(_ outbox: Outbox) {
-        // The wakeup's actions were all queued now: one clock read, not one per tap (a tenth
-        // of the clock's share of a pipelined run, perf record).
-        let now = outbox.events.isEmpty ? 0 : loop.now
+        // One clock read for the wakeup's actions (not one per tap: a tenth of the clock's share
+        // of a pipelined run, perf record) and its publishing round.
+        let now = loop.now
         outbox.forEach { event, active in
             switch event {
             case .tap(let decision, _): tapDecided(decision, active: active, now: now)
@@ -219,7 +219,7 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             case .screen(let state): publishScreen(state)
             }
         }
-        afterWakeup(quiet: outbox.events.isEmpty)
+        afterWakeup(quiet: outbox.events.isEmpty, now: now)
     }
 
     /// - Parameter now: when its action is queued (monotonic ns).
@@ -286,7 +286,8 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
 
     /// After every wakeup: what the event log wrote, the waiting actions, a layout change.
     /// - Parameter quiet: the wakeup decided no tap and changed no state (a PUBACK read, a timer).
-    func afterWakeup(quiet: Bool) {
+    /// - Parameter now: the wakeup's clock read (`endOfWakeup`'s).
+    func afterWakeup(quiet: Bool, now: UInt64) {
         guard link.isConnected else { return }
         let generation = output.engine.active.generation
         if generation != discoveryGeneration { publishDiscovery() }
@@ -295,13 +296,12 @@ final class Fleet: FleetLinkDelegate, MQTTHandlerQueue {
             lastLayout = layout
             publish(topics.layout, Array(layout.utf8), retain: true)
         }
-        let now = loop.now
         if quiet, feed?.isCatchingUp == true {
             // A backlog (an outage, a burst larger than the window): the window is refilled as
             // the PUBACKs free it, not once a pacing round, which held a drain to 100 records
             // per 2 ms whatever the broker took. Only in wakeups that served no tap: while taps
             // come, the pacing keeps publishing from taking their time.
-            pump()
+            pump(now: now)
             return
         }
         guard !pumpScheduled else { return }

@@ -48,8 +48,8 @@ final class FleetLink: LoopHandler {
     private(set) var client: MQTTClient? {
         didSet { clientIdentity = client.map(ObjectIdentifier.init) }
     }
-    /// `client`'s identity: `isCurrent` compares it per delivered event (comparing the
-    /// references themselves cost a retain and a release per PUBACK).
+    /// `client`'s identity: `isCurrent` compares it (comparing the references themselves cost a
+    /// retain and a release per delivered event, a PUBACK each).
     private var clientIdentity: ObjectIdentifier?
 
     /// Whether `client` is still this link's (a callback's event may have given it up).
@@ -213,17 +213,17 @@ final class FleetLink: LoopHandler {
         do throws(MQTTError) {
             if events.contains(.readable) || events.contains(.error) || events.contains(.hangup) {
                 try readAll(client)
-                guard self.client === client else { return }  // given up by a callback
+                guard isCurrent(client) else { return }  // given up by a callback
                 if let fd = client.socket { TCPSocketOptions.quickAck(fd) }
             }
-            if self.client === client && client.wantWrite { try client.loopWrite() }
+            if isCurrent(client) && client.wantWrite { try client.loopWrite() }
         } catch {
             deliver(client)
             // The callbacks may have given this client up already, with the real reason: a
             // refused CONNACK reaches on_connect with its reason code, then loop_read returns
             // MOSQ_ERR_PROTOCOL. Failing again would put "protocol error" over the refusal in
             // `lastError` and draw the backoff twice for one attempt.
-            guard self.client === client else { return }
+            guard isCurrent(client) else { return }
             return fail(error.isConnectionLost ? "connection lost" : error.description)
         }
         deliver(client)
@@ -249,7 +249,7 @@ final class FleetLink: LoopHandler {
             defer { spareEvents = events }
             if events.isEmpty { return }
             deliver(events, of: client)
-            guard self.client === client else { return }
+            guard isCurrent(client) else { return }
         }
     }
 
@@ -285,7 +285,7 @@ final class FleetLink: LoopHandler {
         guard let client else { return }
         do throws(MQTTError) { try client.loopMisc() } catch {
             deliver(client)
-            guard self.client === client else { return }  // given up by a callback (see `handle`)
+            guard isCurrent(client) else { return }  // given up by a callback (see `handle`)
             return fail(error.isConnectionLost ? "the broker stopped answering (keepalive)" : error.description)
         }
         deliver(client)
